@@ -1,0 +1,38 @@
+"The `swaro_data` console script from a shell: summary, fetch, and its errors."
+import subprocess, sys
+from pathlib import Path
+from conftest import script
+
+def run(*args, env=None):
+    return subprocess.run([script('swaro_data'), *args], capture_output=True, text=True, env=env)
+
+def test_summary_writes_grid(tmp_path):
+    r = run('summary', '--out', str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert 'cifar10: 50,000 train / 10,000 test images, 10 classes' in r.stdout
+    png = tmp_path / 'cifar10_samples.png'
+    assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n' and png.stat().st_size > 10_000
+
+def test_unknown_dataset_is_a_clear_error(tmp_path):
+    r = run('fetch', 'mnist', '--root', str(tmp_path))
+    assert r.returncode == 2 and 'unknown dataset' in r.stderr and 'cifar10' in r.stderr
+
+def test_cifar100_without_source_names_what_to_pass(tmp_path):
+    r = run('fetch', 'cifar100', '--root', str(tmp_path), '--source', str(tmp_path / 'nowhere'))
+    assert r.returncode == 2 and 'binary layout' in r.stderr
+
+def test_missing_data_names_fetch_command(tmp_path):
+    from swaro_nb.data import load_cifar, DataError
+    import pytest
+    with pytest.raises(DataError, match='swaro_data fetch cifar10'): load_cifar('cifar10', root=tmp_path)
+
+def test_corrupt_byte_is_caught(tmp_path):
+    "One flipped byte in a full-size file: same size, different md5, so the reader refuses it."
+    from swaro_nb.data import load_cifar, data_root, DataError
+    import pytest, shutil
+    d = tmp_path / 'cifar-10-batches-bin'; d.mkdir()
+    for f in (data_root() / 'cifar-10-batches-bin').iterdir(): (d / f.name).symlink_to(f)
+    (d / 'test_batch.bin').unlink()
+    b = bytearray((data_root() / 'cifar-10-batches-bin' / 'test_batch.bin').read_bytes()); b[12345] ^= 0xFF
+    (d / 'test_batch.bin').write_bytes(bytes(b))
+    with pytest.raises(DataError, match=r'test_batch.bin .*expected 803d5f7f'): load_cifar('cifar10', train=False, root=tmp_path)

@@ -1,0 +1,72 @@
+#!/usr/bin/env python
+"""Run the notebooks' tests the way `nbdev_test` does (same skip flags, same shell), count them, and
+optionally keep the executed notebooks (outputs included) for the docs site.
+
+Usage: python tools/run_nbs.py [NB ...] [--flags "slow cuda"] [--save DIR] [--workers 2]
+With no notebook given, runs every `nbs/*.ipynb` (experiment notebooks are run by pytest through
+papermill instead). Prints one line per notebook and ends with `notebooks: N passed, N failed`.
+Exit status 1 when any notebook fails.
+"""
+import argparse, os, subprocess, sys, time, json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def run_one(fn: Path, flags: str, save: str | None) -> int:
+    "Execute one notebook in this process (nbdev.test.test_nb semantics); save it executed if asked."
+    from fastcore.basics import str2bool
+    from nbdev.config import get_config
+    from nbdev.process import NBProcessor, nb_lang
+    from nbdev.frontmatter import FrontmatterProc
+    from execnb.shell import CaptureShell
+    from execnb.nbio import write_nb
+    from fastcore.xtras import working_directory
+    os.environ['IN_TEST'] = '1'
+    skip = set(get_config().tst_flags.split()) - set(flags.split())
+    nb = NBProcessor(fn, procs=FrontmatterProc, process=True).nb
+    fm = getattr(nb, 'frontmatter_', {})
+    if str2bool(fm.get('skip_exec', False)) or nb_lang(nb) != 'python': return 0
+    def _no_eval(cell):
+        if cell.cell_type != 'code': return True
+        if 'nbdev_export' + '(' in cell.source: return True
+        direc = getattr(cell, 'directives_', {}) or {}
+        if direc.get('eval:', [''])[0].lower() == 'false': return True
+        return bool(skip & direc.keys())
+    k = CaptureShell(fn)
+    ok = True
+    try:
+        with working_directory(fn.parent): k.run_all(nb, exc_stop=True, preproc=_no_eval)
+    except Exception:
+        sys.stderr.write(k.prettytb(fname=fn) + '\n'); ok = False
+    if save and ok:
+        dest = Path(save) / fn.relative_to(ROOT / 'nbs'); dest.parent.mkdir(parents=True, exist_ok=True)
+        write_nb(nb, dest)
+    return 0 if ok else 1
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('nbs', nargs='*')
+    ap.add_argument('--flags', default='')
+    ap.add_argument('--save', default=None)
+    ap.add_argument('--workers', type=int, default=2)
+    ap.add_argument('--one', action='store_true', help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one: sys.exit(run_one(Path(a.nbs[0]).resolve(), a.flags, a.save))
+    fns = [Path(p).resolve() for p in a.nbs] or sorted((ROOT / 'nbs').glob('[0-9]*.ipynb')) + [ROOT / 'nbs' / 'index.ipynb']
+    def job(fn):
+        t = time.time()
+        cmd = [sys.executable, __file__, str(fn), '--one', '--flags', a.flags] + (['--save', a.save] if a.save else [])
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        return fn, r, time.time() - t
+    passed = failed = 0
+    with ThreadPoolExecutor(a.workers) as ex:
+        for fn, r, dt in ex.map(job, fns):
+            ok = r.returncode == 0
+            passed += ok; failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {fn.relative_to(ROOT)} ({dt:.1f}s)", flush=True)
+            if not ok: print(r.stdout[-3000:], r.stderr[-6000:], sep='\n')
+    print(f'notebooks: {passed} passed, {failed} failed')
+    sys.exit(1 if failed else 0)
+
+if __name__ == '__main__': main()
