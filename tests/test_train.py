@@ -1,0 +1,57 @@
+"Training engine from outside: exact resume, checkpoint safety, bad configs, the console script."
+import json, subprocess, sys
+from pathlib import Path
+import pytest, torch
+from conftest import script
+from swaro_nb.train import make_config, train, Trainer, ConfigError
+
+TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=4, attack_warmup_epochs=1,
+            n_clusters=10, attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
+
+@pytest.mark.parametrize('method', ['swaro', 'rocl'])
+def test_interrupted_and_resumed_equals_uninterrupted(tmp_path, method):
+    "2 epochs, a new process-like Trainer resuming from the checkpoint for 2 more == 4 epochs straight, bit for bit."
+    full = train(make_config('smoke', name='full', out_dir=str(tmp_path), method=method, **TINY))
+    part = train(make_config('smoke', name='part', out_dir=str(tmp_path), method=method, max_epochs_this_call=2, **TINY))
+    assert part.epoch == 2
+    resumed = train(make_config('smoke', name='part', out_dir=str(tmp_path), method=method, **TINY))
+    assert resumed.epoch == 4
+    a, b = full.net.state_dict(), resumed.net.state_dict()
+    assert a.keys() == b.keys()
+    for k in a: assert torch.equal(a[k], b[k]), k
+    la = [r['loss'] for r in full.history]; lb = [r['loss'] for r in resumed.history]
+    assert la == lb
+    if method == 'swaro': assert torch.equal(full.pseudo, resumed.pseudo)
+
+def test_checkpoint_is_atomic_and_complete(tmp_path):
+    t = train(make_config('smoke', name='ck', out_dir=str(tmp_path), **{**TINY, 'epochs': 2}))
+    files = sorted(p.name for p in t.dir.iterdir())
+    assert 'checkpoint.pt' in files and not any('.tmp' in f for f in files)
+    s = torch.load(t.dir / 'checkpoint.pt', weights_only=False)
+    for k in ('model', 'opt', 'epoch', 'order_gen', 'gen', 'rng', 'torch_rng', 'pseudo', 'config'): assert k in s
+    assert s['epoch'] == 2 and s['pseudo'] is not None and len(s['pseudo']) == 100
+    rec = json.loads((t.dir / 'run.json').read_text())
+    for k in ('card', 'commit', 'date', 'method', 'epochs', 'train_seconds'): assert k in rec
+    lines = (t.dir / 'metrics.jsonl').read_text().splitlines()
+    assert [json.loads(l)['epoch'] for l in lines] == [1, 2]
+
+def test_resume_refuses_a_different_run(tmp_path):
+    train(make_config('smoke', name='x', out_dir=str(tmp_path), **{**TINY, 'epochs': 1}))
+    with pytest.raises(ConfigError, match='is a swaro width-8 run'):
+        Trainer(make_config('smoke', name='x', out_dir=str(tmp_path), **{**TINY, 'epochs': 1, 'width': 16}))
+
+@pytest.mark.parametrize('over,msg', [
+    (dict(p=-0.1), 'p: is a probability'), (dict(batch_size=1000), 'exceeds the 400 training images'),
+    (dict(method='moco'), 'unknown method'), (dict(dataset='mnist'), 'unknown dataset'),
+    (dict(epochs=0), 'epochs: must be >= 1'), (dict(eps=-1.0), 'eps: must be >= 0'), (dict(loss_form='x'), 'loss_form')])
+def test_bad_configs(over, msg):
+    with pytest.raises(ConfigError, match=msg): make_config('smoke', **over).validate()
+
+def test_console_script_trains_and_reports_errors(tmp_path):
+    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'cli', '--out-dir', str(tmp_path), '--epochs', '1',
+                        '--subset-per-class', '10', '--batch-size', '50', '--monitor-every', '1', '--monitor-bank', '100',
+                        '--monitor-test', '50', '--progress', 'false'], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'cli' / 'checkpoint.pt').exists() and 'epochs done: 1/1' in r.stdout
+    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--batch-size', '1', '--out-dir', str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith('error:') and 'Traceback' not in r.stderr
