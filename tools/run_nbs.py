@@ -57,7 +57,8 @@ def main():
     def job(fn):
         t = time.time()
         cmd = [sys.executable, __file__, str(fn), '--one', '--flags', a.flags] + (['--save', a.save] if a.save else [])
-        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        env = {**os.environ, **({'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'} if a.workers > 1 else {})}  # no oversubscription
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
         return fn, r, time.time() - t
     passed = failed = 0
     with ThreadPoolExecutor(a.workers) as ex:
