@@ -1,0 +1,318 @@
+"""The offline docs site (tools/build_docs.py), checked in a real browser: headless Chromium loads the
+pages over http://127.0.0.1 and the checks read the DOM it rendered, not only the files on disk.
+
+Two parts:
+- the real site: built from this checkout into a tmp dir (or `_docs/` when SWARO_DOCS_BUILT=1 says the
+  test script already built it); index.html and 00_data.html must show their titles, the sidebar in
+  sidebar.yml order with a working link to every page, and the data page must show the rendered
+  show_doc of every public function/class of `swaro_nb/data.py` (heading, signature, docstring),
+  never a `show_doc(` call, a directive or a hidden cell; plus a screenshot of the index.
+- a synthetic project in a tmp dir (one notebook with a hidden cell, an exported function, an
+  `echo: false` cell, math, a plot and an executed copy with a stale cell) that pins down each
+  processing step exactly, and the README made from its index notebook.
+
+Chromium: /usr/bin/chromium (Debian `apt-get install -y chromium`). When it is missing the browser
+tests are skipped, unless the env var CI is set: then its absence is a failure.
+"""
+from __future__ import annotations
+import base64, functools, http.server, io, json, os, re, shutil, struct, subprocess, sys, threading, urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / 'tools' / 'build_docs.py'
+FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+# ---------------------------------------------------------------------------- helpers
+
+@pytest.fixture(scope='session')
+def chromium() -> str:
+    exe = shutil.which('chromium') or ('/usr/bin/chromium' if Path('/usr/bin/chromium').exists() else None)
+    if exe is None:
+        msg = 'chromium is not installed (Debian: apt-get install -y chromium)'
+        if os.environ.get('CI'): pytest.fail(f'{msg}; CI is set, so the docs site must be checked in a browser')
+        pytest.skip(f'{msg} and CI is not set')
+    return exe
+
+_n = iter(range(10**6))
+
+def browse(exe: str, url: str, tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    "Run headless Chromium on `url` with a fresh profile (plus `args`, e.g. --dump-dom)."
+    prof = tmp / f'chromium-profile-{next(_n)}'
+    r = subprocess.run([exe, *FLAGS, f'--user-data-dir={prof}', *args, url], capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, f'chromium failed on {url}:\n{r.stderr[-3000:]}'
+    return r
+
+def dom(exe: str, url: str, tmp: Path) -> BeautifulSoup:
+    "The DOM Chromium rendered for `url` (after scripts ran)."
+    out = browse(exe, url, tmp, '--dump-dom').stdout
+    assert '<body' in out, f'no DOM from chromium for {url}: {out[:500]!r}'
+    return BeautifulSoup(out, 'html.parser')
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+
+@pytest.fixture(scope='module')
+def serve():
+    "serve(folder) -> base URL of a background http.server on a free port; all stopped at the end."
+    servers = []
+    def start(folder: Path) -> str:
+        srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(_Quiet, directory=str(folder)))
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+        return f'http://127.0.0.1:{srv.server_address[1]}/'
+    yield start
+    for s in servers: s.shutdown(); s.server_close()
+
+def build(*args: str) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, str(BUILD), *args], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f'build_docs {args} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}'
+    return r
+
+def text(el) -> str: return ' '.join(el.get_text(' ').split())
+
+def nb_title(path: Path) -> tuple[str, str]:
+    "The `# Title` and `> summary` lines of a notebook's first markdown cell that has a title."
+    for c in json.loads(path.read_text())['cells']:
+        s = ''.join(c['source']) if isinstance(c['source'], list) else c['source']
+        m = re.search(r'^#\s+(\S.*?)\s*$', s, re.M)
+        if c['cell_type'] == 'markdown' and m:
+            d = re.search(r'^>\s+(\S.*?)\s*$', s, re.M)
+            return m.group(1), d.group(1) if d else ''
+    return path.stem, ''
+
+def expected_nav(nbs: Path) -> list[tuple[str | None, str, str]]:
+    "(section, href, title) for every existing notebook in sidebar.yml, in order."
+    res = []
+    def walk(items, section):
+        for e in items or []:
+            if isinstance(e, str):
+                if (nbs / e).exists(): res.append((section, str(Path(e).with_suffix('.html')), nb_title(nbs / e)[0]))
+            else: walk(e.get('contents'), e.get('section', section))
+    walk(yaml.safe_load((nbs / 'sidebar.yml').read_text())['website']['sidebar']['contents'], None)
+    return res
+
+def norm_md(s: str) -> str:
+    "Text as a reader sees it after markdown rendering: no backticks/emphasis marks, single spaces."
+    s = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', s)
+    return ' '.join(re.sub(r'[`*_\\]', '', s).split())
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b'\x89PNG\r\n\x1a\n' and data[12:16] == b'IHDR', 'not a PNG'
+    return struct.unpack('>II', data[16:24])
+
+# ---------------------------------------------------------------------------- the real site
+
+@pytest.fixture(scope='module')
+def site(tmp_path_factory) -> Path:
+    if os.environ.get('SWARO_DOCS_BUILT') == '1':
+        out = ROOT / '_docs'
+        assert (out / 'index.html').exists(), 'SWARO_DOCS_BUILT=1 but _docs/index.html does not exist'
+        return out
+    out = tmp_path_factory.mktemp('site') / '_docs'
+    build('--out', str(out))
+    return out
+
+def test_index_page(chromium, site, serve, tmp_path):
+    base = serve(site)
+    d = dom(chromium, base + 'index.html', tmp_path)
+    title, desc = nb_title(ROOT / 'nbs' / 'index.ipynb')
+    assert text(d.select_one('h1.title')) == title
+    if desc: assert norm_md(text(d.select_one('#title-block-header .description'))) == norm_md(desc)
+    assert title in text(d.title)
+    # the sidebar: every existing notebook of sidebar.yml, in that order, under its section, titled like its page
+    want = expected_nav(ROOT / 'nbs')
+    assert [w[1] for w in want][:2] == ['index.html', '00_data.html'], want
+    links = d.select('nav#quarto-sidebar ul.sidebar-menu a')
+    assert [a['href'] for a in links] == [w[1] for w in want]
+    assert [text(a) for a in links] == [w[2] for w in want]
+    for sec, href, _ in want:
+        a = d.select_one(f'nav#quarto-sidebar a[href="{href}"]')
+        got = a.find_parent('li', class_='sidebar-section')
+        assert (text(got.select_one('.sidebar-section-title')) if got else None) == sec, href
+    assert d.select_one('nav#quarto-sidebar li.active a')['href'] == 'index.html'
+    # every page the sidebar links to is there, with its own title
+    for _, href, t in want:
+        page = BeautifulSoup(urllib.request.urlopen(base + href, timeout=30).read(), 'html.parser')
+        assert text(page.select_one('h1.title')) == t, href
+    nav = json.loads((site / 'sidebar.json').read_text())
+    flat = []
+    def walk(items):
+        for e in items:
+            if 'section' in e: walk(e['contents'])
+            else: flat.append(e['href'])
+    walk(nav['contents'])
+    assert flat == [w[1] for w in want]
+    assert 'show_doc(' not in text(d.body)
+    assert (site / 'styles.css').read_text() == (ROOT / 'nbs' / 'styles.css').read_text()
+
+def _public_defs(py: Path) -> list[tuple[str, list[str], str]]:
+    "(name, argument names, first docstring line) of each public top-level def/class listed in __all__."
+    import ast
+    tree = ast.parse(py.read_text())
+    alls = next((ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                 and any(getattr(t, 'id', '') == '__all__' for t in n.targets)), [])
+    res = []
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name in alls and not n.name.startswith('_'):
+            args = [a.arg for a in n.args.args] if isinstance(n, ast.FunctionDef) else []
+            res.append((n.name, args, (ast.get_docstring(n) or '').strip().splitlines()[0] if ast.get_docstring(n) else ''))
+    return res
+
+def test_data_page(chromium, site, serve, tmp_path):
+    nb = ROOT / 'nbs' / '00_data.ipynb'
+    assert nb.exists(), 'nbs/00_data.ipynb is part of the design; its page is what this test checks'
+    d = dom(chromium, serve(site) + '00_data.html', tmp_path)
+    title, desc = nb_title(nb)
+    assert text(d.select_one('h1.title')) == title
+    assert norm_md(text(d.select_one('#title-block-header .description'))) == norm_md(desc)
+    assert d.select_one('nav#quarto-sidebar li.active a')['href'] == '00_data.html'
+    body = text(d.select_one('main'))
+    assert 'show_doc(' not in body, 'a show_doc call is shown instead of its rendered output'
+    assert 'from nbdev.showdoc import' not in body and 'nbdev_export()' not in body, 'a hidden cell is shown'
+    for pre in d.select('main .jp-InputArea pre'):
+        assert not re.search(r'^\s*#\s*\|', pre.get_text(), re.M), f'a directive is shown: {pre.get_text()[:200]}'
+    defs = _public_defs(ROOT / 'swaro_nb' / 'data.py')
+    names = [n for n, *_ in defs]
+    assert 'load_cifar' in names, names
+    for name, args, doc in defs:
+        h = d.find(['h2', 'h3', 'h4'], id=name.lower())   # pandoc-style ids, what nbdev's doc links point at
+        assert h is not None and text(h).rstrip('¶ ').strip() == name, f'no rendered doc heading for {name}'
+        block = h.find_parent(class_='jp-OutputArea-output')
+        assert block is not None, f'{name}: its doc is not a rendered output'
+        sig = block.find('pre')
+        assert sig is not None and re.search(rf'\b(def|class)\s+{name}\b', sig.get_text()), f'{name}: no signature'
+        for a in args: assert re.search(rf'\b{a}\b', sig.get_text()), f'{name}: argument {a} missing from the signature'
+        squash = lambda t: re.sub(r'\s+', '', norm_md(t))      # element boundaries add spaces in get_text
+        if doc: assert squash(doc) in squash(block.get_text()), f'{name}: docstring {doc!r} not rendered'
+    # load_cifar's documentation as a reader sees it
+    h = d.find(['h2', 'h3', 'h4'], id='load_cifar')
+    # nbdev's links to symbols (`load_cifar` in prose) point at this page's headings, not at the hosted site
+    ids = {t['id'] for t in d.find_all(id=True)}
+    for a in d.select('main a[href]'):
+        page, _, frag = a['href'].partition('#')
+        assert not a['href'].startswith('https://swaro-nb.github.io'), a['href']
+        if page == '00_data.html' and frag: assert frag in ids, f'link {a["href"]} has no target'
+    assert 'def load_cifar(' in h.find_parent(class_='jp-OutputArea-output').find('pre').get_text().replace(' (', '(')
+
+def test_index_screenshot(chromium, site, serve, tmp_path):
+    import numpy as np
+    from matplotlib.image import imread
+    png = tmp_path / 'index.png'
+    browse(chromium, serve(site) + 'index.html', tmp_path, '--window-size=1280,900', '--hide-scrollbars', f'--screenshot={png}')
+    data = png.read_bytes()
+    assert png_size(data) == (1280, 900)
+    img = imread(io.BytesIO(data))[..., :3]
+    side, main = img[:, 20:200], img[:, 400:1200]          # sidebar (#f7f7f9 background) vs main column (white)
+    assert abs(float(side.mean()) - float(main.mean())) > 0.005 or (side.std() > 0.01), 'no sidebar drawn'
+    bg = np.median(main.reshape(-1, 3), axis=0)
+    ink = (np.abs(main - bg).sum(-1) > 0.3).mean()         # dark text on the page
+    assert ink > 0.003, f'index screenshot is (nearly) blank: {ink:.4f} of the main column differs from the background'
+    title_band = img[20:110, 280:1000]                     # the h1 title sits at the top of the main column
+    assert (np.abs(title_band - bg).sum(-1) > 0.3).mean() > 0.01, 'no title at the top of the page'
+
+# ---------------------------------------------------------------------------- a synthetic project
+
+def _cell(kind, src, id, outputs=None):
+    c = {'cell_type': kind, 'id': id, 'metadata': {}, 'source': src}
+    if kind == 'code': c.update(execution_count=None, outputs=outputs or [])
+    return c
+
+def _nb(cells): return {'cells': cells, 'metadata': {'kernelspec': {'display_name': 'python3', 'language': 'python',
+                                                                     'name': 'python3'}}, 'nbformat': 4, 'nbformat_minor': 5}
+
+def _stream(t): return {'output_type': 'stream', 'name': 'stdout', 'text': t}
+
+@pytest.fixture(scope='module')
+def synth(tmp_path_factory):
+    "A tiny nbdev project: index + 00_thing (+ its executed copy) + a sidebar entry that does not exist."
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    p = tmp_path_factory.mktemp('proj')
+    (p / 'nbs').mkdir()
+    shutil.copy(ROOT / 'settings.ini', p / 'settings.ini')
+    shutil.copy(ROOT / 'nbs' / 'styles.css', p / 'nbs' / 'styles.css')
+    (p / 'nbs' / 'sidebar.yml').write_text(
+        'website:\n  sidebar:\n    contents:\n      - index.ipynb\n      - section: Parts\n        contents:\n'
+        '          - 00_thing.ipynb\n          - 01_missing.ipynb\n')
+    fig, ax = plt.subplots(figsize=(2, 1), dpi=50); ax.plot([0, 1], [1, 0]); buf = io.BytesIO()
+    fig.savefig(buf, format='png'); plt.close(fig)
+    png = base64.b64encode(buf.getvalue()).decode()
+    thing = [
+        _cell('markdown', '# Thing of synth\n> A summary line for synth', 'a0'),
+        _cell('code', '#| default_exp thing', 'a1'),
+        _cell('code', '#| hide\nHIDDEN_MARKER_7f3 = 1', 'a2'),
+        _cell('markdown', 'Prose with math $\\alpha_{7}^{2}$ and a [link](index.ipynb#top).', 'a3'),
+        _cell('code', '#| export\ndef scale7(x:float, # the value to scale\n           k:int=3 # the factor\n          )->float: # x times k\n'
+                      '    "Multiply `x` by `k` exactly."\n    return x*k', 'a4'),
+        _cell('code', 'print(scale7(2))', 'a5'),
+        _cell('code', '#| echo: false\nprint("ECHO" + "LESS_CODE")', 'a6'),
+        _cell('code', '#| fig-cap: a caption\nplot_it()  # a plot', 'a7'),
+        _cell('code', 'print("source changed since it ran")', 'a8'),
+    ]
+    (p / 'nbs' / '00_thing.ipynb').write_text(json.dumps(_nb(thing)))
+    # the executed copy as tools/run_nbs.py --save writes it: nbdev directives gone, title cell turned into frontmatter
+    ex = json.loads(json.dumps(thing))
+    for c in ex: c['source'] = re.sub(r'^#\| (hide|export|default_exp)\b.*\n?', '', c['source'], flags=re.M)
+    ex[5]['outputs'] = [_stream('6\n')]
+    ex[6]['outputs'] = [_stream('ECHOLESS_CODE\n')]
+    ex[7]['outputs'] = [{'output_type': 'display_data', 'metadata': {},
+                         'data': {'image/png': png, 'text/plain': '<Figure size 100x50 with 1 Axes>'}}]
+    ex[8]['source'] = 'print("old source")'; ex[8]['outputs'] = [_stream('STALE_OUTPUT\n')]
+    ex[0] = {'cell_type': 'raw', 'id': 'f0', 'metadata': {},
+             'source': '---\ndescription: A summary line for synth\noutput-file: thing.html\ntitle: Thing of synth\n---\n'}
+    (p / 'exec').mkdir()
+    (p / 'exec' / '00_thing.ipynb').write_text(json.dumps(_nb(ex)))
+    index = [_cell('markdown', '# synth home\n> The synthetic index', 'b0'),
+             _cell('code', '#| hide\nHIDDEN_INDEX = 2', 'b1'),
+             _cell('markdown', '## Use\n\nSome *prose*.', 'b2'),
+             _cell('code', 'print(1 + 1)', 'b3', [_stream('2\n')])]
+    (p / 'nbs' / 'index.ipynb').write_text(json.dumps(_nb(index)))
+    r = build('--root', str(p), '--exec-dir', str(p / 'exec'), '--out', str(p / '_docs'))
+    build('--root', str(p), '--readme', '--readme-out', str(p / 'README.md'))
+    return p, r.stdout, png
+
+def test_synthetic_page(chromium, synth, serve, tmp_path):
+    p, log, png = synth
+    assert '01_missing.ipynb' in log and 'does not exist' in log, 'a missing sidebar notebook must be reported'
+    assert sorted(x.name for x in (p / '_docs').glob('*.html')) == ['00_thing.html', 'index.html']
+    d = dom(chromium, serve(p / '_docs') + '00_thing.html', tmp_path)
+    main = d.select_one('main')
+    body = text(main)
+    assert text(d.select_one('h1.title')) == 'Thing of synth'
+    assert text(d.select_one('#title-block-header .description')) == 'A summary line for synth'
+    assert [a['href'] for a in d.select('nav#quarto-sidebar ul.sidebar-menu a')] == ['index.html', '00_thing.html']
+    assert 'HIDDEN_MARKER_7f3' not in body and 'default_exp' not in body
+    # the exported function: its source is gone, its show_doc output is there
+    h = d.find('h3', id='scale7')
+    assert h is not None
+    block = h.find_parent(class_='jp-OutputArea-output')
+    sig = block.find('pre').get_text()
+    assert re.search(r'def scale7\(\s*x:float, # the value to scale\s*k:int=3, # the factor\s*\)->float: # x times k', sig), sig
+    assert 'Multiply x by k exactly.' in text(block)
+    assert 'return x*k' not in body and 'show_doc(' not in body and '#|' not in body
+    # outputs come from the executed copy; `echo: false` shows the output without the code; stale outputs are dropped
+    cells = main.select('.jp-CodeCell')
+    c5 = next(c for c in cells if 'print(scale7(2))' in c.get_text())
+    assert text(c5.select_one('.jp-OutputArea')) == '6'
+    assert 'ECHOLESS_CODE' in body and 'print("ECHO"' not in body
+    assert 'source changed since it ran' in body and 'STALE_OUTPUT' not in body
+    imgs = main.select('img')
+    assert len(imgs) == 1 and imgs[0]['src'] == 'data:image/png;base64,' + png
+    assert png_size(base64.b64decode(png)) == (100, 50)
+    # math stays TeX for MathJax (typeset if the CDN is reachable); links to notebooks point at pages
+    html = (p / '_docs' / '00_thing.html').read_text()
+    assert '$\\alpha_{7}^{2}$' in html
+    assert 'alpha_{7}' in body or main.select('mjx-container')
+    assert main.find('a', string='link')['href'] == 'index.html#top'
+    assert 'window.MathJax' in html and 'tex-mml-chtml.js' in html
+
+def test_synthetic_readme(synth):
+    p, _, _ = synth
+    assert (p / 'README.md').read_text() == (
+        '# synth home\n\n<!-- WARNING: THIS FILE WAS AUTOGENERATED! DO NOT EDIT! -->\n\n> The synthetic index\n\n'
+        '## Use\n\nSome *prose*.\n\n```python\nprint(1 + 1)\n```\n\n```\n2\n```\n')

@@ -1,0 +1,523 @@
+#!/usr/bin/env python
+"""Build the offline docs site (`_docs/`) and `README.md` without Quarto.
+
+Usage:
+  python tools/build_docs.py [--exec-dir DIR] [--out _docs] [--workers N] [--root PROJECT]
+  python tools/build_docs.py --readme [--exec-dir DIR] [--readme-out README.md]
+
+Typical: `python tools/run_nbs.py --save _proc_exec && python tools/build_docs.py --exec-dir _proc_exec`.
+`--out` is wiped and rebuilt, but only if an earlier build_docs run made it (marker file).
+
+Site: every notebook listed in `nbs/sidebar.yml` (in that order; entries whose notebook does not
+exist yet are skipped with a note) goes through nbdev's own docs processors, the ones
+`nbdev_proc_nbs` applies before Quarto renders (`FilterDefaults`: frontmatter from `# Title` /
+`> summary`, `add_show_docs` + `exec_show_docs` so exported functions and classes get their
+`show_doc` signature (with its docments comments) and docstring as rendered output, `hide_`,
+`rm_export`, `clean_show_doc`, ...). One deliberate change to `exec_show_docs`: of a cell that is
+neither exported nor a `show_doc` call only the imports are run, and cells flagged `slow`, `cuda` or
+`notest` are not run; they keep the outputs of the full run rather than being re-run out of context.
+Quarto's cell options (`#| echo: false`, `#| output: false`, `#| include: false`) are then applied
+as Quarto would and stripped from the code shown, and nbconvert (`HTMLExporter`, template
+`nbs/_templates/swaro`) writes `<out>/<name>.html` with a sidebar in `sidebar.yml` order, the page
+title and summary, `styles.css`, and math left in TeX for MathJax (loaded after the page, so pages
+never wait on the network). Images are embedded. Outputs come from the executed copy in
+`--exec-dir` (what `tools/run_nbs.py --save DIR` writes, same relative paths) when there is one,
+else from the source notebook. Links nbdev makes to the hosted docs
+(`<doc_host><doc_baseurl>/data.html#load_cifar`) and links to `*.ipynb` are made relative, so the
+site works from `file://` or any static server. Also writes `sidebar.json`, `nb.css`, `site.css`.
+
+README: markdown cells of `nbs/index.ipynb` as they are, code cells as ```python blocks with their
+text outputs below, hidden/exported cells dropped, title and summary on top (as nbdev_readme would).
+
+Exit status 1 when any page failed to build (the others are still written).
+"""
+from __future__ import annotations
+import argparse, ast, json, os, re, shutil, sys, time, warnings
+from pathlib import Path
+
+TOOL_ROOT = Path(__file__).resolve().parents[1]
+ROOT = TOOL_ROOT                      # the project being built (--root); set_project() changes it
+NBS = ROOT / 'nbs'
+TEMPLATES = TOOL_ROOT / 'nbs' / '_templates'
+TEMPLATE = 'swaro'
+MATHJAX_URL = 'https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js'
+MARKER = '.built_by_build_docs'
+
+# ---------------------------------------------------------------------------- notebooks & sidebar
+
+def _cfg():
+    from nbdev.config import get_config
+    cfg = get_config(path=ROOT)
+    assert Path(cfg.config_path).resolve() == ROOT, f'nbdev found {cfg.config_file}, not {ROOT}/settings.ini'
+    return cfg
+
+def set_project(root: Path) -> None:
+    "Build the project at `root` (its settings.ini, notebooks and package); default: this checkout."
+    global ROOT, NBS
+    ROOT = Path(root).resolve()
+    if not (ROOT / 'settings.ini').exists(): sys.exit(f'error: {ROOT} has no settings.ini')
+    os.chdir(ROOT)   # nbdev's get_config finds settings.ini from the working directory, whatever `path` says
+    NBS = ROOT / _cfg().get('nbs_path', 'nbs')
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
+    os.environ['PYTHONPATH'] = os.pathsep.join([str(ROOT)] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep)
+                                                              if p and p != str(ROOT)])
+
+def _src(cell) -> str:
+    s = cell.get('source', '')
+    return ''.join(s) if isinstance(s, list) else (s or '')
+
+def page_meta(nb_path: Path) -> dict:
+    "Title and description of a notebook, found the way nbdev's `FrontmatterProc` finds them."
+    from nbdev.frontmatter import _fm2dict, _md2dict
+    fm = {}
+    for cell in json.loads(nb_path.read_text(encoding='utf-8'))['cells']:
+        s = _src(cell)
+        if not s: continue
+        if cell['cell_type'] == 'raw': fm.update(_fm2dict(s) or {})
+        elif cell['cell_type'] == 'markdown' and 'title' not in fm: fm.update(_md2dict(s) or {})
+    return fm
+
+def html_name(rel: str) -> str:
+    "`00_data.ipynb` -> `00_data.html`; `experiments/train.ipynb` -> `experiments/train.html`."
+    return str(Path(rel).with_suffix('.html').as_posix())
+
+def read_sidebar(nbs: Path | None = None) -> list:
+    "Nav tree from `sidebar.yml`: a list of `{'page': rel}` and `{'section': name, 'contents': [...]}`."
+    import yaml
+    nbs = nbs or NBS
+    y = yaml.safe_load((nbs / 'sidebar.yml').read_text(encoding='utf-8'))
+    sb = y['website']['sidebar']
+    if isinstance(sb, list): sb = sb[0]
+    def walk(items):
+        out = []
+        for e in items or []:
+            if isinstance(e, str): out.append({'page': e})
+            elif isinstance(e, dict) and 'section' in e: out.append({'section': str(e['section']), 'contents': walk(e.get('contents'))})
+            elif isinstance(e, dict) and 'href' in e: out.append({'page': e['href'], 'text': e.get('text')})
+            elif isinstance(e, dict) and 'contents' in e: out.extend(walk(e['contents']))
+            else: print(f'note: sidebar.yml entry {e!r} not understood; skipped')
+        return out
+    return walk(sb.get('contents', []))
+
+def resolve_nav(tree: list, nbs: Path | None = None) -> tuple[list, list]:
+    "Drop entries whose notebook does not exist (with a note); add titles. Returns (nav, pages)."
+    pages, nbs = [], nbs or NBS
+    def walk(items):
+        out = []
+        for e in items:
+            if 'section' in e:
+                sub = walk(e['contents'])
+                if sub: out.append({'section': e['section'], 'contents': sub})
+                continue
+            rel = e['page']
+            p = nbs / rel
+            if not p.exists():
+                print(f'note: {rel} is listed in sidebar.yml but does not exist yet; skipped'); continue
+            if p.suffix != '.ipynb':
+                print(f'note: {rel} is not a notebook; skipped'); continue
+            fm = page_meta(p)
+            item = {'title': e.get('text') or fm.get('title') or p.stem, 'href': html_name(rel), 'source': rel,
+                    'description': fm.get('description', '')}
+            out.append(item); pages.append(item)
+        return out
+    return walk(tree), pages
+
+def sidebar_html(nav: list, current: str, root: str) -> str:
+    "The sidebar's `<ul>`s, with `current` (an href) marked active; links relative to `root`."
+    from html import escape
+    def items(lst):
+        res = []
+        for e in lst:
+            if 'section' in e:
+                res.append(f'<li class="sidebar-section"><div class="sidebar-section-title">{escape(e["section"])}</div>'
+                           f'<ul>{"".join(items(e["contents"]))}</ul></li>')
+            else:
+                act = ' class="active"' if e['href'] == current else ''
+                cur = ' aria-current="page"' if act else ''
+                res.append(f'<li{act}><a href="{escape(root + e["href"])}"{cur}>{escape(e["title"])}</a></li>')
+        return res
+    return '<ul class="sidebar-menu">' + ''.join(items(nav)) + '</ul>'
+
+# ---------------------------------------------------------------------------- executed outputs
+
+_re_dir_line = re.compile(r'^\s*#\s*\|')
+
+def _norm(src: str) -> str:
+    "Cell source without its leading `#|` directive lines (the executed copies lose nbdev's directives)."
+    lines = src.splitlines()
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or _re_dir_line.match(lines[i])): i += 1
+    return '\n'.join(lines[i:]).strip()
+
+def merge_outputs(nb, ex) -> tuple[int, int]:
+    """Copy outputs of executed notebook `ex` into source notebook `nb`, matching code cells by id
+    (else by source, in order); a cell whose source changed since it was executed keeps its own."""
+    src_code = [c for c in nb.cells if c.cell_type == 'code']
+    ex_code = [c for c in ex.cells if c.cell_type == 'code']
+    by_id = {}
+    for c in ex_code:
+        if c.get('id'): by_id.setdefault(c['id'], []).append(c)
+    matched = stale = j = 0
+    for c in src_code:
+        cands = by_id.get(c.get('id')) if c.get('id') else None
+        e = cands[0] if cands and len(cands) == 1 else None
+        key = _norm(_src(c))
+        if e is None:
+            for k in range(j, len(ex_code)):
+                if _norm(_src(ex_code[k])) == key: e = ex_code[k]; j = k + 1; break
+        if e is None: continue
+        if _norm(_src(e)) != key: stale += 1; continue
+        c['outputs'] = e.get('outputs', [])
+        c['execution_count'] = e.get('execution_count')
+        matched += 1
+    return matched, stale
+
+def load_nb(src: Path, exec_dir: Path | None, rel: str, notes: list):
+    "Source notebook (directives intact) with the outputs of its executed copy, if any."
+    from execnb.nbio import read_nb
+    nb = read_nb(src)
+    if exec_dir is not None:
+        ef = exec_dir / rel
+        if ef.exists():
+            m, s = merge_outputs(nb, read_nb(ef))
+            if s: notes.append(f'{rel}: {s} cell(s) changed since {ef} was executed; their outputs are not shown')
+        else: notes.append(f'{rel}: no executed copy in {exec_dir}; using the source notebook\'s outputs')
+    return nb
+
+# ---------------------------------------------------------------------------- nbdev processing
+
+_SHOW_DIRS = {'export', 'exports', 'exporti', 'exec_doc'}
+
+def _first_line(cell) -> str:
+    code = _norm(_src(cell))
+    return repr(code.splitlines()[0][:80]) if code else "''"
+
+def _procs():
+    "nbdev's docs processors (`FilterDefaults`), with `exec_show_docs` made to tolerate failing non-doc cells."
+    from nbdev.processors import FilterDefaults, exec_show_docs, _do_eval, _show_docs, add_fold
+    from fastcore.basics import str2bool
+
+    class exec_show_docs_(exec_show_docs):
+        """nbdev's `exec_show_docs`, which runs what `show_doc` needs (exported cells, `show_doc` calls, imports),
+        with one change: a cell that is neither exported nor a `show_doc` call has only its import statements run,
+        and none of a cell flagged with a `tst_flags` directive (`slow`, `cuda`, ...). nbdev re-runs such cells
+        whole, out of context (the cells before them are not run), which fails, or runs GPU or slow code on the docs
+        machine, or silently replaces their outputs; here they keep the outputs of the full run (`--exec-dir`)."""
+        notes = []
+        def begin(self):
+            super().begin()
+            self.skip_flags = set(_cfg().get('tst_flags', '').split())
+        def __call__(self, cell):
+            if not self.nb.has_docs_ or not hasattr(self, 'k'): return
+            fm = getattr(self.nb, 'frontmatter_', {})
+            if str2bool(fm.get('skip_showdoc', False)): return
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                if not _do_eval(cell): return
+            trees = cell.parsed_() or []
+            if (cell.directives_.keys() & _SHOW_DIRS) or _show_docs(trees):
+                self.k.cell(cell)
+                if self.k.exc:
+                    raise RuntimeError(f'a cell failed while rendering docs ({type(self.k.exc).__name__}: {self.k.exc}):'
+                                       f'\n{cell.source}') from self.k.exc
+                return
+            if cell.directives_.keys() & self.skip_flags: return
+            imports = [t for t in trees if isinstance(t, (ast.Import, ast.ImportFrom))]
+            if not imports: return
+            self.k.run('\n'.join(ast.unparse(t) for t in imports))
+            if self.k.exc:
+                self.notes.append(f'an import failed while rendering docs ({type(self.k.exc).__name__}: {self.k.exc}): '
+                                  f'{_first_line(cell)}')
+                self.k.exc = None
+
+    procs = [exec_show_docs_ if p is exec_show_docs else p for p in FilterDefaults().procs() if p is not add_fold]
+    return procs, exec_show_docs_
+
+_re_attr_link = re.compile(r'\[([^\]]*)\]\(([^)\s]+)\)\{([^}]*)\}')
+
+def _attr_links(md: str) -> str:
+    """Pandoc/Quarto `[text](url){target="_blank" style=...}` links (show_doc's `source` link) for nbconvert:
+    alone on a line -> an HTML block keeping the attributes; inside text -> a plain markdown link.
+    (An inline `<a ...>` would be split by nbconvert's inline-HTML handling.)"""
+    def f(m):
+        text, url, attrs = m.groups()
+        kv = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        style = f' style="{kv["style"]}"' if 'style' in kv else ''
+        target = f' target="{kv["target"]}"' if 'target' in kv else ''
+        return f'<div class="attr-link"{style}><a href="{url}"{target}>{text}</a></div>'
+    lines = md.split('\n')
+    for i, l in enumerate(lines):
+        if _re_attr_link.fullmatch(l.strip()): lines[i] = _re_attr_link.sub(f, l.strip())
+        else: lines[i] = _re_attr_link.sub(lambda m: f'[{m.group(1)}]({m.group(2)})', l)
+    return '\n'.join(lines)
+
+_re_qopt = re.compile(r'^\s*#\s*\|\s*([\w-]+)\s*:\s*(.*?)\s*$')
+
+def quarto_opts(src: str) -> tuple[dict, str]:
+    "Split leading `#| key: value` cell options (what nbdev leaves for Quarto) from the code."
+    lines, opts, i = src.splitlines(), {}, 0
+    while i < len(lines):
+        m = _re_qopt.match(lines[i])
+        if m: opts[m.group(1).lower()] = m.group(2).strip().strip('"\'').lower(); i += 1
+        elif _re_dir_line.match(lines[i]): i += 1   # any other directive: not for display
+        else: break
+    return opts, '\n'.join(lines[i:])
+
+def apply_quarto(nb) -> None:
+    "Apply Quarto's cell options as Quarto would render them, and drop nbdev's frontmatter raw cell."
+    cells = []
+    for cell in nb.cells:
+        src = _src(cell)
+        if cell.cell_type == 'raw' and src.lstrip().startswith('---'): continue
+        if cell.cell_type == 'markdown':
+            cell['source'] = _attr_links(src)
+        if cell.cell_type == 'code':
+            opts, code = quarto_opts(src)
+            if opts.get('include') == 'false': continue
+            outs = list(cell.get('outputs') or [])
+            if opts.get('output') == 'false': outs = []
+            if opts.get('warning') == 'false': outs = [o for o in outs if o.get('name') != 'stderr']
+            for o in outs:
+                d = o.get('data') or {}
+                if 'text/markdown' in d:
+                    t = d['text/markdown']; t = ''.join(t) if isinstance(t, list) else t
+                    d['text/markdown'] = _attr_links(t)
+            cell['outputs'] = outs
+            cell['source'] = code.strip('\n')
+            if opts.get('echo') == 'false' or not cell['source'].strip():
+                cell.setdefault('metadata', {})['transient'] = {'remove_source': True}
+                if not outs: continue
+        cells.append(cell)
+    nb.cells = cells
+
+def to_nbnode(nb):
+    "execnb AttrDict -> nbformat NotebookNode (private `*_` keys dropped, multi-line strings joined)."
+    import nbformat
+    from execnb.nbio import nb2dict
+    d = nb2dict(nb)
+    for c in d['cells']:
+        c.pop('has_sd', None)
+        c.setdefault('metadata', {})
+        if c['cell_type'] == 'code': c.setdefault('outputs', []); c.setdefault('execution_count', None)
+    d.setdefault('metadata', {})
+    d.setdefault('nbformat', 4); d.setdefault('nbformat_minor', 5)
+    return nbformat.reads(json.dumps(d), as_version=4)
+
+# ---------------------------------------------------------------------------- HTML
+
+_EXPORTER = None
+
+def exporter():
+    global _EXPORTER
+    if _EXPORTER is None:
+        from nbconvert import HTMLExporter
+        from traitlets.config import Config
+        c = Config()
+        c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES)]
+        c.HTMLExporter.template_name = TEMPLATE
+        c.HTMLExporter.exclude_input_prompt = True
+        c.HTMLExporter.exclude_output_prompt = True
+        c.HTMLExporter.embed_images = True
+        c.HTMLExporter.theme = 'light'
+        c.HTMLExporter.mathjax_url = MATHJAX_URL   # MathJax 3; the template loads it after the page
+        _EXPORTER = HTMLExporter(config=c)
+    return _EXPORTER
+
+_re_href = re.compile(r'(href|src)="([^"]*)"')
+
+def fix_links(html: str, root: str, doc_prefix: str, aliases: dict) -> str:
+    "Hosted-docs links -> relative links to our pages; `x.ipynb` links -> `x.html`."
+    def f(m):
+        attr, url = m.groups()
+        if doc_prefix and url.startswith(doc_prefix):
+            page, _, frag = url[len(doc_prefix):].partition('#')
+            page = aliases.get(page, page)
+            return f'{attr}="{root}{page}{"#" + frag if frag else ""}"'
+        if attr == 'href' and not re.match(r'^[a-z][a-z0-9+.-]*:', url) and not url.startswith('#'):
+            path, sep, frag = url.partition('#')
+            if path.endswith('.ipynb'): return f'{attr}="{path[:-6]}.html{sep}{frag}"'
+        return m.group(0)
+    return _re_href.sub(f, html)
+
+_re_hid = re.compile(r'(<h[1-6][^>]*\bid=")([^"]+)(")')
+
+def pandoc_ids(html: str) -> str:
+    """Heading ids in lower case, as pandoc (Quarto) makes them and nbdev's doc links expect
+    (`data.html#devicedataset`); same-page `#Fragment` links that only differ in case follow."""
+    html = _re_hid.sub(lambda m: m.group(1) + m.group(2).lower() + m.group(3), html)
+    ids = set(re.findall(r'\bid="([^"]+)"', html))
+    return re.sub(r'href="#([^"]+)"', lambda m: m.group(0) if m.group(1) in ids or m.group(1).lower() not in ids
+                  else f'href="#{m.group(1).lower()}"', html)
+
+def build_page(job: dict) -> dict:
+    "Process one notebook with nbdev's docs processors and write its HTML page (runs in a worker process)."
+    t0 = time.time()
+    os.environ['IN_TEST'] = '1'
+    os.environ.setdefault('MPLBACKEND', 'Agg')
+    set_project(job['project'])
+    rel, notes = job['source'], []
+    src = NBS / rel
+    try:
+        from nbdev.process import NBProcessor
+        from fastcore.xtras import working_directory
+        nb = load_nb(src, Path(job['exec_dir']) if job['exec_dir'] else None, rel, notes)
+        procs, esd = _procs()
+        esd.notes = []
+        with working_directory(src.parent), warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            NBProcessor(nb=nb, procs=procs).process()
+        notes += [f'{rel}: {n}' for n in esd.notes]
+        fm = getattr(nb, 'frontmatter_', {}) or {}
+        apply_quarto(nb)
+        node = to_nbnode(nb)
+        node.metadata['title'] = job['title']
+        res = {'metadata': {'name': job['title'], 'path': str(src.parent)},
+               'root': job['root'], 'page_title': fm.get('title', job['title']),
+               'description': fm.get('description', ''), 'site_title': job['site_title'],
+               'sidebar_html': job['sidebar_html'], 'source_path': f'nbs/{rel}'}
+        body, _ = exporter().from_notebook_node(node, resources=res)
+        body = pandoc_ids(fix_links(body, job['root'], job['doc_prefix'], job['aliases']))
+        out = Path(job['out'])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(body, encoding='utf-8')
+        return {'source': rel, 'ok': True, 'notes': notes, 'secs': time.time() - t0}
+    except Exception as e:
+        import traceback
+        return {'source': rel, 'ok': False, 'notes': notes, 'secs': time.time() - t0,
+                'error': f'{type(e).__name__}: {e}\n' + ''.join(traceback.format_exception(e))[-3000:]}
+
+def _lab_css() -> str:
+    "JupyterLab's notebook CSS from nbconvert's `lab` template (written once as `nb.css`)."
+    for d in exporter().template_paths:
+        p = Path(d) / 'static' / 'index.css'
+        if p.exists() and (p.parent / 'theme-light.css').exists():
+            return p.read_text(encoding='utf-8') + '\n' + (p.parent / 'theme-light.css').read_text(encoding='utf-8')
+    raise FileNotFoundError("nbconvert's lab template (static/index.css) not found")
+
+def _prepare_out(out: Path):
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARKER).exists():
+            sys.exit(f'error: {out} exists and was not made by tools/build_docs.py; remove it or pass another --out')
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text('made by tools/build_docs.py; deleted and rebuilt on every build\n')
+
+def build_site(out: Path, exec_dir: Path | None = None, workers: int | None = None) -> int:
+    "Build the whole site into `out`; returns the number of pages that failed."
+    t0 = time.time()
+    from nbdev.doclinks import _nbpath2html
+    cfg = _cfg()
+    nav, pages = resolve_nav(read_sidebar())
+    if not pages: sys.exit('error: no notebook listed in nbs/sidebar.yml exists')
+    _prepare_out(out)
+    site_title = cfg.get('title', cfg.get('lib_name', 'docs'))
+    doc_prefix = (cfg.get('doc_host', '') + cfg.get('doc_baseurl', '')).rstrip('/') + '/' if cfg.get('doc_host') else ''
+    aliases = {_nbpath2html(Path(p['source'])).as_posix(): p['href'] for p in pages}
+    jobs = []
+    for p in pages:
+        root = '../' * (len(Path(p['href']).parts) - 1)
+        jobs.append(dict(project=str(ROOT), source=p['source'], out=str(out / p['href']), exec_dir=str(exec_dir) if exec_dir else None,
+                         title=p['title'], root=root, site_title=site_title, sidebar_html=sidebar_html(nav, p['href'], root),
+                         doc_prefix=doc_prefix, aliases=aliases))
+    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    if workers == 1: results = map(build_page, jobs)
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        # IPython (inside exec_show_docs) replaces a worker's `__main__`, so workers must find `build_page`
+        # in an importable module, not in `__main__`.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import build_docs
+        ex = ProcessPoolExecutor(workers, mp_context=mp.get_context('spawn'))
+        results = ex.map(build_docs.build_page, jobs)
+    failed = 0
+    for r in results:
+        for n in r['notes']: print('note:', n)
+        if r['ok']: print(f"ok   {r['source']} -> {html_name(r['source'])} ({r['secs']:.1f}s)", flush=True)
+        else:
+            failed += 1
+            print(f"FAIL {r['source']} ({r['secs']:.1f}s)\n{r['error']}", flush=True)
+    if workers > 1: ex.shutdown()
+    (out / 'sidebar.json').write_text(json.dumps({'title': site_title, 'contents': nav}, indent=1) + '\n')
+    shutil.copy2(NBS / 'styles.css', out / 'styles.css')
+    shutil.copy2(TEMPLATES / TEMPLATE / 'site.css', out / 'site.css')
+    (out / 'nb.css').write_text(_lab_css(), encoding='utf-8')
+    print(f'docs: {len(pages) - failed} pages written to {out}, {failed} failed ({time.time() - t0:.1f}s)')
+    return failed
+
+# ---------------------------------------------------------------------------- README
+
+def _text(x) -> str: return ''.join(x) if isinstance(x, list) else (x or '')
+
+def build_readme(exec_dir: Path | None = None, dest: Path | None = None) -> Path:
+    "Write README.md from the readme notebook (index.ipynb): markdown as-is, code + text outputs."
+    from nbdev.process import NBProcessor
+    from nbdev.frontmatter import FrontmatterProc
+    from nbdev.processors import (populate_language, strip_ansi, hide_line, filter_stream_, rm_header_dash,
+                                  rm_export, clean_magics, hide_, insert_warning)
+    cfg = _cfg()
+    dest = Path(dest) if dest else ROOT / 'README.md'
+    rel = cfg.get('readme_nb', 'index.ipynb')
+    notes = []
+    nb = load_nb(NBS / rel, exec_dir, rel, notes)
+    for n in notes: print('note:', n)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        NBProcessor(nb=nb, procs=[FrontmatterProc, populate_language, insert_warning, strip_ansi, hide_line, filter_stream_,
+                                  rm_header_dash, rm_export, clean_magics, hide_]).process()
+    fm = getattr(nb, 'frontmatter_', {}) or {}
+    parts = []
+    if fm.get('title'): parts.append(f"# {fm['title']}")
+    for cell in nb.cells:
+        src = _src(cell)
+        if cell.cell_type == 'raw':
+            if src.lstrip().startswith('---'):   # nbdev's frontmatter cell: the description goes after the warning
+                continue
+            parts.append(src.strip()); continue
+        if cell.cell_type == 'markdown':
+            parts.append(src.strip())
+            if 'WARNING: THIS FILE WAS AUTOGENERATED' in src and fm.get('description'): parts.append(f"> {fm['description']}")
+            continue
+        opts, code = quarto_opts(src)
+        if opts.get('include') == 'false': continue
+        if opts.get('echo') != 'false' and code.strip(): parts.append(f'```python\n{code.strip()}\n```')
+        if opts.get('output') == 'false': continue
+        for o in cell.get('outputs') or []:
+            t = None
+            if o.get('output_type') == 'stream':
+                if o.get('name') == 'stderr' and opts.get('warning') == 'false': continue
+                t = _text(o.get('text'))
+            elif o.get('output_type') in ('execute_result', 'display_data'):
+                d = o.get('data') or {}
+                if 'text/markdown' in d: parts.append(_text(d['text/markdown']).strip()); continue
+                if 'text/plain' in d: t = _text(d['text/plain'])
+                if any(k.startswith('image/') for k in d):
+                    print(f'note: README: an image output of cell {cell.idx_} is not included (text outputs only)')
+                    if 'text/plain' in d and re.match(r'^<Figure size', t or ''): t = None
+            if t and t.strip(): parts.append(f'```\n{t.rstrip()}\n```')
+    text = '\n\n'.join(p for p in parts if p) + '\n'
+    dest.write_text(text, encoding='utf-8')
+    print(f'README: wrote {dest} from nbs/{rel} ({len(text)} chars)')
+    return dest
+
+# ---------------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--exec-dir', default=None, help='executed notebooks (tools/run_nbs.py --save DIR), same relative paths')
+    ap.add_argument('--out', default=None, help='output folder (default: _docs in the project root)')
+    ap.add_argument('--workers', type=int, default=None, help='worker processes (default: number of CPUs)')
+    ap.add_argument('--readme', action='store_true', help='write README.md from nbs/index.ipynb instead of the site')
+    ap.add_argument('--readme-out', default=None, help='where --readme writes (default: README.md in the project root)')
+    ap.add_argument('--root', default=str(TOOL_ROOT), help='project root (default: this checkout)')
+    a = ap.parse_args()
+    out = Path(a.out).resolve() if a.out else None
+    readme_out = Path(a.readme_out).resolve() if a.readme_out else None
+    exec_dir = Path(a.exec_dir).resolve() if a.exec_dir else None
+    set_project(Path(a.root))
+    if exec_dir is not None and not exec_dir.is_dir(): sys.exit(f'error: --exec-dir {exec_dir} is not a folder')
+    if a.readme:
+        build_readme(exec_dir, readme_out); return
+    sys.exit(1 if build_site(out or ROOT / '_docs', exec_dir, a.workers) else 0)
+
+if __name__ == '__main__': main()
