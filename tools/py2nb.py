@@ -39,5 +39,13 @@ def py2nb(src: str) -> dict:
 if __name__ == '__main__':
     src, dest = sys.argv[1:3]
     nb = py2nb(Path(src).read_text())
+    if Path(dest).exists():  # keep cell ids of an existing notebook (same source first, else same position) for small diffs
+        old = json.loads(Path(dest).read_text())['cells']
+        by_src = {(''.join(c['source']) if isinstance(c['source'], list) else c['source']): c.get('id') for c in old}
+        used = set()
+        for i, c in enumerate(nb['cells']):
+            cid = by_src.get(c['source']) or (old[i].get('id') if i < len(old) else None)
+            if cid and cid not in used: c['id'] = cid; used.add(cid)
+        nb['nbformat_minor'] = 5
     Path(dest).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n')
     print(f'{dest}: {len(nb["cells"])} cells')

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def run_one(fn: Path, flags: str, save: str | None) -> int:
     "Execute one notebook in this process (nbdev.test.test_nb semantics); save it executed if asked."
+    import faulthandler; faulthandler.enable()  # a native crash still prints where it happened
     from fastcore.basics import str2bool
     from nbdev.config import get_config
     from nbdev.process import NBProcessor, nb_lang
