@@ -1,0 +1,103 @@
+"Evaluation from outside: `swaro_eval` end to end on tiny runs, the evaluate notebook through papermill, and bad input."
+import json, math, subprocess
+from pathlib import Path
+import pytest
+from conftest import script, ROOT
+from swaro_nb.train import make_config, train
+from swaro_nb.analysis import METRIC_KEYS, TABLE3_KEYS, SMOKE, PAPER, paper_table, markdown_table, load_results
+
+TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=2, attack_warmup_epochs=1, n_clusters=10,
+            attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
+
+@pytest.fixture(scope='module')
+def runs(tmp_path_factory):
+    "Two tiny CIFAR-10 runs (SwARo 2 epochs, RoCL 1 epoch) in a temporary folder."
+    d = tmp_path_factory.mktemp('runs')
+    train(make_config('smoke', name='swaro', out_dir=str(d), **TINY), device='cpu')
+    train(make_config('smoke', name='rocl', out_dir=str(d), method='rocl', **{**TINY, 'epochs': 1}), device='cpu')
+    return d
+
+def _eval(*args):
+    return subprocess.run([script('swaro_eval'), *map(str, args), '--no-progress', '--device', 'cpu'], capture_output=True, text=True, timeout=600)
+
+def _accuracies(m: dict):
+    "Every accuracy of a metrics dict (nested dicts included)."
+    for v in m.values():
+        if isinstance(v, dict): yield from _accuracies(v)
+        else: yield v
+
+def test_cli_smoke_one_run(runs, tmp_path):
+    "--smoke with rLE, Table 3, transfer and t-SNE: the record's keys, budgets, stamps and ranges; the tables render."
+    out = tmp_path / 'res'
+    r = _eval(runs / 'swaro', '--smoke', '--n-test', 16, '--train-per-class', 20, '--table3', '--transfer', 'cifar100', '--tsne', '--out', out)
+    assert r.returncode == 0, r.stderr[-4000:]
+    res = json.loads((out / 'swaro-eval.json').read_text())
+    for k in ('run', 'method', 'dataset', 'epochs', 'card', 'commit', 'date', 'train', 'metrics', 'budgets', 'seconds', 'flags'): assert k in res, k
+    assert (res['run'], res['method'], res['dataset'], res['epochs']) == ('swaro', 'swaro', 'cifar10', 2)
+    assert set(METRIC_KEYS) | set(TABLE3_KEYS) <= set(res['metrics']) and set(METRIC_KEYS) | set(TABLE3_KEYS) <= set(res['metrics']['rle'])
+    accs = list(_accuracies(res['metrics']))
+    assert len(accs) > 2 * 13 and all(isinstance(v, (int, float)) and 0 <= v <= 100 for v in accs)
+    assert isinstance(res['flags'], list) and all(isinstance(f, str) for f in res['flags'])
+    b = res['budgets']
+    assert (b['le_epochs'], b['rle_epochs'], b['test_images'], b['train_images']) == (SMOKE['le_epochs'], SMOKE['rle_epochs'], 16, 200)
+    assert b['attacks']['linf_8']['steps'] == 20  # smoke keeps the attacks' steps
+    rec = json.loads((runs / 'swaro' / 'run.json').read_text())
+    assert (res['train']['card'], res['train']['commit'], res['train']['date']) == (rec['card'], rec['commit'], rec['date'])
+    assert res['date'] >= rec['date']  # this evaluation's own stamp
+    t = json.loads((out / 'swaro-transfer-cifar100.json').read_text())
+    assert (t['source'], t['target'], t['budgets']['train_images']) == ('cifar10', 'cifar100', 2000) and 0 <= t['metrics']['clean'] <= 100
+    assert (out / 'swaro-tsne.png').stat().st_size > 10_000
+    assert '87.38' in r.stdout and '| SwARo | LE |' in r.stdout and '| SwARo+rLE | rLE |' in r.stdout  # Table 1 beside the paper's
+    results = load_results(out)
+    for tbl, n in (('table1', 2), ('table3', 1), ('table5', 1)):
+        df = paper_table(tbl, results)
+        assert len(df) == n, tbl
+        md = markdown_table(df)
+        assert len(md.splitlines()) == 2 + n and '(paper)' in md.splitlines()[0]
+    assert paper_table('table5', results).iloc[0]['clean (paper)'] == PAPER['table5']['swaro']['cifar10->cifar100']
+
+def test_cli_black_box_two_runs(runs, tmp_path):
+    "Two runs without rLE, with the black-box matrix: one record per run, a 2x2 matrix per radius in the paper's orientation."
+    out = tmp_path / 'res'
+    r = _eval(runs / 'swaro', runs / 'rocl', '--smoke', '--no-rle', '--le-epochs', 1, '--n-test', 16, '--train-per-class', 10, '--black-box', '--out', out)
+    assert r.returncode == 0, r.stderr[-4000:]
+    for name in ('swaro', 'rocl'):
+        res = json.loads((out / f'{name}-eval.json').read_text())
+        assert 'rle' not in res['metrics'] and res['budgets']['rle_epochs'] is None and res['budgets']['le_epochs'] == 1
+    bb = json.loads((out / 'black_box.json').read_text())
+    assert set(bb['matrix']) == {'linf_8', 'linf_16'}
+    for m in bb['matrix'].values():
+        assert set(m) == {'swaro', 'rocl'} and all(set(row) == {'swaro', 'rocl'} for row in m.values())
+        assert all(0 <= v <= 100 for row in m.values() for v in row.values())
+    # the diagonal is white-box: the same attack, seed and head as the run's own linf_8 entry
+    ev = json.loads((out / 'swaro-eval.json').read_text())
+    assert math.isclose(bb['matrix']['linf_8']['swaro']['swaro'], ev['metrics']['linf_8'])
+    df = paper_table('table4', [bb])
+    assert list(df['target']) == ['SwARo', 'RoCL'] * 2 and df.iloc[0]['from RoCL (paper)'] == PAPER['table4']['linf_8']['swaro']['rocl'][0]
+
+@pytest.mark.parametrize('case', ['missing', 'corrupt'])
+def test_cli_errors(runs, tmp_path, case):
+    "A missing run folder or a truncated checkpoint: one `error:` line, exit status 2, no traceback."
+    d = tmp_path / 'run'
+    if case == 'corrupt':
+        d.mkdir(); (d / 'checkpoint.pt').write_bytes((runs / 'swaro' / 'checkpoint.pt').read_bytes()[:4096])
+    r = _eval(d, '--smoke', '--out', tmp_path / 'res')
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert r.stderr.startswith('error:') and 'Traceback' not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert ('does not exist' if case == 'missing' else 'corrupt or truncated') in r.stderr
+    assert not (tmp_path / 'res').exists()  # nothing written
+
+def test_evaluate_notebook(tmp_path):
+    "The papermill notebook with smoke parameters: trains the missing run folder, evaluates it, shows tables and plots."
+    import papermill as pm
+    out_nb, run = tmp_path / 'evaluate.ipynb', tmp_path / 'nbrun'
+    pm.execute_notebook(str(ROOT / 'nbs' / 'experiments' / 'evaluate.ipynb'), str(out_nb), kernel_name='python3', cwd=str(tmp_path),
+                        progress_bar=False, parameters=dict(runs=[str(run)], smoke=True, smoke_train={**TINY, 'epochs': 1}, rle=False,
+                                                            n_test=16, train_per_class=10, out=str(tmp_path / 'res'), device='cpu'))
+    assert (run / 'checkpoint.pt').exists() and (run / 'run.json').exists()
+    res = json.loads((tmp_path / 'res' / 'nbrun-eval.json').read_text())
+    assert res['budgets']['test_images'] == 16 and set(METRIC_KEYS) <= set(res['metrics'])
+    outs = [o for c in json.loads(out_nb.read_text())['cells'] for o in c.get('outputs', [])]
+    md = ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in outs)
+    assert 'Table 1' in md and 'clean (paper)' in md and '87.38' in md
+    assert sum('image/png' in o.get('data', {}) for o in outs) >= 2  # t-SNE and training curves
