@@ -1,0 +1,124 @@
+"The bench and report experiment notebooks through papermill: tables and plots from the committed records, numbers recomputed here from the JSON."
+import json, math, shutil
+from pathlib import Path
+import pytest
+from conftest import ROOT
+from swaro_nb.analysis import PAPER, METRIC_KEYS, TABLE3_KEYS, load_results
+
+NB_DIR = ROOT / 'nbs' / 'experiments'
+RES = ROOT / 'results'
+PAPER_S = (5 * 3600 + 20 * 60) / 100  # paper appendix: 5 h 20 min per 100 epochs
+
+def _run(name, out, cwd, **params):
+    import papermill as pm
+    pm.execute_notebook(str(NB_DIR / name), str(out), kernel_name='python3', cwd=str(cwd), progress_bar=False, parameters=params)
+    return json.loads(Path(out).read_text())
+
+def _outputs(nb):
+    return [o for c in nb['cells'] if c['cell_type'] == 'code' for o in c.get('outputs', [])]
+
+def _markdown(nb) -> str:
+    return '\n'.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in _outputs(nb))
+
+def _stdout(nb) -> str:
+    return ''.join(''.join(o['text']) for o in _outputs(nb) if o['output_type'] == 'stream' and o['name'] == 'stdout')
+
+def _no_errors(nb):
+    outs = _outputs(nb)
+    assert not [o for o in outs if o['output_type'] == 'error']
+    err = ''.join(''.join(o['text']) for o in outs if o['output_type'] == 'stream' and o['name'] == 'stderr')
+    assert 'Traceback' not in err and 'Error' not in err, err
+
+def _n_images(nb) -> int:
+    return sum('image/png' in o.get('data', {}) for o in _outputs(nb))
+
+def _latest(recs, method, batch):
+    rs = [r for r in recs if r['method'] == method and r['batch'] == batch and r['gpus'] == 1]
+    return max(rs, key=lambda r: r['date']) if rs else None
+
+def _verdict_checks(md: str, recs):
+    "The verdict lines of the bench notebook against a recomputation from the records."
+    for b in sorted({r['batch'] for r in recs}):
+        s = _latest(recs, 'swaro', b)
+        if s is None: continue
+        t = s['s_per_epoch']
+        assert f"**SwARo, batch {b}**" in md and f"**{t:.2f} s/epoch**" in md
+        assert f"**{PAPER_S / t:.0f}x faster**" in md
+        line = next(l for l in md.splitlines() if l.startswith(f"- **SwARo, batch {b}**"))
+        assert ('target is NOT met' in line) == (t > 4.0), line
+        assert f"{100 * s['frac_of_peak']:.0f}% of the measured bf16" in line and f"{s['gflops_per_image']:.1f} GFLOP" in line
+
+def test_bench_notebook_committed_records(tmp_path):
+    "Default parameters (run=False): every record of results/bench.json in a table under its variant, the plot, and the verdict."
+    nb = _run('bench.ipynb', tmp_path / 'bench.ipynb', NB_DIR)
+    _no_errors(nb)
+    recs = json.loads((RES / 'bench.json').read_text())
+    md = _markdown(nb)
+    for v in {r.get('variant') for r in recs}: assert f"### {v}" in md
+    for r in recs:  # each record's row, numbers as in the JSON
+        assert f"| {r['method']} | {r['batch']} | {r['gpus']} | {r['s_per_epoch']:.3f} | {r['images_per_s']} |" in md
+    assert 'SwARo' in md and 'paper' in md
+    _verdict_checks(md, recs)
+    assert _n_images(nb) == 1
+    assert f"paper: {PAPER_S:.0f} s per epoch" in _stdout(nb)
+
+def test_bench_notebook_synthetic_records(tmp_path):
+    "A hand-made records file (absolute path, working directory outside the checkout): a met target is reported as met."
+    recs = [dict(method=m, batch=512, gpus=1, s_per_epoch=s, images_per_s=round(50000 / s), peak_mem_gb=1.0, gflops_per_image=g,
+                 frac_of_peak=f, tflops=100.0, peak_tflops=800.0, cluster_s=c, variant='synthetic', card='card X', commit='abc',
+                 date=f'2030-01-0{i + 1}T00:00:00+00:00')
+            for i, (m, s, g, f, c) in enumerate([('swaro', 3.5, 20.0, 0.3, 0.25), ('simclr', 1.4, 5.0, 0.2, None)])]
+    p = tmp_path / 'recs.json'; p.write_text(json.dumps(recs))
+    nb = _run('bench.ipynb', tmp_path / 'bench.ipynb', tmp_path, results_path=str(p))
+    _no_errors(nb)
+    md = _markdown(nb)
+    _verdict_checks(md, recs)
+    assert '**the 4 s target is met**' in md and 'the 3 s goal is not' in md
+    assert f"attack is {100 * (1 - 1.4 / 3.5):.0f}% of SwARo's epoch time and {100 * (1 - 5 / 20):.0f}% of its FLOPs" in md
+    assert '| 3.750 |' in md  # s_per_epoch_with_kmeans = 3.5 + 0.25
+    assert json.loads(p.read_text()) == recs  # run=False writes nothing
+
+def test_bench_notebook_run_needs_gpu(tmp_path):
+    "run=True on a machine without CUDA stops with a clear error and leaves the records untouched."
+    import torch, papermill as pm
+    if torch.cuda.is_available(): pytest.skip('this machine has a GPU: run=True would measure')
+    p = tmp_path / 'bench.json'; shutil.copy(RES / 'bench.json', p)
+    with pytest.raises(pm.PapermillExecutionError, match='needs CUDA'):
+        _run('bench.ipynb', tmp_path / 'bench.ipynb', NB_DIR, run=True, results_path=str(p), methods=['simclr'], batches=[64], epochs=1)
+    assert p.read_bytes() == (RES / 'bench.json').read_bytes()
+
+def test_report_notebook(tmp_path):
+    "Default parameters, run from the repository root (the results path falls back to the notebook's folder): tables, images, comparison."
+    nb = _run('report.ipynb', tmp_path / 'report.ipynb', ROOT)
+    _no_errors(nb)
+    md, out = _markdown(nb), _stdout(nb)
+    evals = load_results(RES / 'eval')
+    sw = max((r for r in evals if r['kind'] == 'eval' and r['method'] == 'swaro'), key=lambda r: r['date'])
+    ro = max((r for r in evals if r['kind'] == 'eval' and r['method'] == 'rocl'), key=lambda r: r['date'])
+    bb = next(r for r in evals if r['kind'] == 'black_box')
+    # Table 1 / 3 / 4 layouts with ours beside the paper's
+    assert 'clean (paper)' in md and 'SwARo+rLE' in md and 'RoCL+rLE' in md and 'bim_t (paper)' in md and 'from RoCL (paper)' in md
+    assert f"{PAPER['table1']['swaro']['clean']:.2f}" in md and f"{PAPER['table1']['rocl+rle']['linf_8']:.2f}" in md
+    assert f"| {sw['metrics']['clean']:.2f} | {PAPER['table1']['swaro']['clean']:.2f} |" in md
+    assert f"| {ro['metrics']['rle']['linf_8']:.2f} | {PAPER['table1']['rocl+rle']['linf_8']:.2f} |" in md
+    # the comparison's count, recomputed from the JSON
+    pairs = [(sw['metrics'][k], ro['metrics'][k]) for k in METRIC_KEYS] + [(sw['metrics']['rle'][k], ro['metrics']['rle'][k]) for k in METRIC_KEYS]
+    pairs += [(sw['metrics'][k], ro['metrics'][k]) for k in TABLE3_KEYS]
+    pairs += [(m[sw['run']][ro['run']], m[ro['run']][sw['run']]) for m in bb['matrix'].values()]
+    ahead, behind = sum(a > b for a, b in pairs), sum(a < b for a, b in pairs)
+    assert f"**SwARo is ahead in {ahead} of {len(pairs)} columns and behind in {behind}**" in md
+    # what was run: the run without run.json is reported as such, with its wall-clock from metrics.jsonl
+    hist = [json.loads(l) for l in (RES / 'runs' / 'swaro-c10-e6' / 'metrics.jsonl').read_text().splitlines() if l.strip()]
+    row = next(l for l in md.splitlines() if l.startswith('| swaro-c10-e6 | SwARo |'))
+    assert 'metrics.jsonl only' in row and f"| {sum(h['seconds'] + h.get('cluster_seconds', 0) for h in hist):.1f} |" in row
+    assert f"no run.json: the run's time limit hit after {len(hist)} of 6 epochs" in out
+    # images: the training curves and one t-SNE map per PNG in results/eval
+    assert _n_images(nb) == 1 + len(list((RES / 'eval').glob('*-tsne.png')))
+    assert 'gpu-notebooks' in out and 'tools/gpu/repro.sh' in json.dumps(nb)
+
+@pytest.mark.parametrize('name', ['bench.ipynb', 'report.ipynb'])
+def test_committed_executed(name):
+    "The committed notebooks are reports: they carry their outputs (tables and plots), without errors."
+    nb = json.loads((NB_DIR / name).read_text())
+    _no_errors(nb)
+    assert 'SwARo' in _markdown(nb) and _n_images(nb) >= 1
