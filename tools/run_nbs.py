@@ -6,6 +6,10 @@ Usage: python tools/run_nbs.py [NB ...] [--flags "slow cuda"] [--save DIR] [--wo
 With no notebook given, runs every `nbs/*.ipynb` (experiment notebooks are run by pytest through
 papermill instead). Prints one line per notebook and ends with `notebooks: N passed, N failed`.
 Exit status 1 when any notebook fails.
+
+`--save DIR` writes each passing notebook to DIR (same path relative to nbs/) as the source notebook
+with the outputs of this run attached: cell sources keep their `#| ...` directives (nbdev's processor
+strips them from the copy it executes), so `tools/nb_outputs.py` can find the `#| cuda` / `#| slow` cells.
 """
 import argparse, os, subprocess, sys, time, json
 from concurrent.futures import ThreadPoolExecutor
@@ -21,10 +25,11 @@ def run_one(fn: Path, flags: str, save: str | None) -> int:
     from nbdev.process import NBProcessor, nb_lang
     from nbdev.frontmatter import FrontmatterProc
     from execnb.shell import CaptureShell
-    from execnb.nbio import write_nb
+    from execnb.nbio import read_nb, write_nb
     from fastcore.xtras import working_directory
     os.environ['IN_TEST'] = '1'
     skip = set(get_config().tst_flags.split()) - set(flags.split())
+    raw = read_nb(fn)  # the notebook as written (directives in the sources, title cell): what --save keeps
     nb = NBProcessor(fn, procs=FrontmatterProc, process=True).nb
     fm = getattr(nb, 'frontmatter_', {})
     if str2bool(fm.get('skip_exec', False)) or nb_lang(nb) != 'python': return 0
@@ -41,9 +46,24 @@ def run_one(fn: Path, flags: str, save: str | None) -> int:
     except Exception:
         sys.stderr.write(k.prettytb(fname=fn) + '\n'); ok = False
     if save and ok:
-        dest = Path(save) / fn.relative_to(ROOT / 'nbs'); dest.parent.mkdir(parents=True, exist_ok=True)
-        write_nb(nb, dest)
+        rel = fn.relative_to(ROOT / 'nbs') if fn.is_relative_to(ROOT / 'nbs') else Path(fn.name)  # a notebook elsewhere: by its name
+        dest = Path(save) / rel; dest.parent.mkdir(parents=True, exist_ok=True)
+        write_nb(attach_outputs(raw, nb), dest)
     return 0 if ok else 1
+
+def attach_outputs(raw, ran):
+    "Copy outputs (and execution counts) of the executed code cells of `ran` onto the matching code cells of `raw`, in place."
+    done = [c for c in ran.cells if c.cell_type == 'code']
+    code = [c for c in raw.cells if c.cell_type == 'code']
+    if len(done) != len(code):  # nbdev's processors only drop or add markdown / raw cells
+        raise RuntimeError(f'{len(code)} code cells in the notebook but {len(done)} in its executed copy')
+    by_id = {c.get('id'): c for c in done if c.get('id')}
+    for i, c in enumerate(code):
+        e = by_id.get(c.get('id')) if c.get('id') else None
+        e = e if e is not None else done[i]
+        c['outputs'] = e.get('outputs', [])
+        if e.get('execution_count') is not None: c['execution_count'] = e['execution_count']
+    return raw
 
 def main():
     ap = argparse.ArgumentParser()
@@ -66,7 +86,7 @@ def main():
         for fn, r, dt in ex.map(job, fns):
             ok = r.returncode == 0
             passed += ok; failed += not ok
-            print(f"{'PASS' if ok else 'FAIL'} {fn.relative_to(ROOT)} ({dt:.1f}s)", flush=True)
+            print(f"{'PASS' if ok else 'FAIL'} {fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn} ({dt:.1f}s)", flush=True)
             if not ok: print(r.stdout[-3000:], r.stderr[-6000:], sep='\n')
     print(f'notebooks: {passed} passed, {failed} failed')
     sys.exit(1 if failed else 0)
