@@ -107,9 +107,9 @@ class TrainConfig:
 
 # %% ../nbs/06_train.ipynb #57650b58
 PRESETS = {
-    'smoke': dict(dataset='cifar10', subset_per_class=40, epochs=4, batch_size=100, width=8, proj_hidden=128,
-                  warmup_epochs=1, attack_warmup_epochs=1, n_clusters=20, attack_steps=3, ckpt_every=2,
-                  monitor_every=2, monitor_bank=400, monitor_test=200, precision='fp32', channels_last=False),
+    'smoke': dict(dataset='cifar10', subset_per_class=100, epochs=6, batch_size=100, width=8, proj_hidden=256,
+                  warmup_epochs=1, attack_warmup_epochs=2, n_clusters=50, attack_steps=3, ckpt_every=2,
+                  monitor_every=2, monitor_bank=1000, monitor_test=500, precision='fp32', channels_last=False),
     'c10-paper': dict(dataset='cifar10', epochs=2000, attack_warmup_epochs=100, n_clusters=1000),
     'c100-paper': dict(dataset='cifar100', epochs=2000, attack_warmup_epochs=100, n_clusters=5000),
     'c10-200': dict(dataset='cifar10', epochs=200, attack_warmup_epochs=10, n_clusters=1000),

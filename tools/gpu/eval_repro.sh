@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # GPU host: evaluate the equal-budget runs (tools/gpu/repro.sh) as they finish; pack records, eval JSON and plots into $OUT/records.tar,
-# and the SwARo/RoCL encoders as fp16 halves. Usage: EPOCHS=80 DEADLINE=480 bash tools/gpu/eval_repro.sh
+# and the SwARo/RoCL encoders as fp16 halves. Every stage is bounded by DEADLINE so the pack always happens (an unbounded
+# evaluation once outlived the lease and lost an 80-epoch run). Usage: EPOCHS=80 DEADLINE=480 NTEST=2000 bash tools/gpu/eval_repro.sh
 set -uo pipefail
 source tools/gpu/common.sh
 E=${EPOCHS:-80}; R=/root/swaro/runs; T0=$(date +%s); DL=${DEADLINE:-480}
 left() { echo $(( DL - ($(date +%s) - T0) )); }
 while [ ! -f $R/swaro-c10-e$E/run.json ] && [ $(left) -gt 60 ]; do sleep 5; done
 mkdir -p /root/swaro/eval
-python3 -m swaro_nb.cli eval $R/swaro-c10-e$E $R/rocl-c10-e$E --le-epochs 150 --rle-epochs ${RLE:-10} --table3 --black-box --tsne \
-  --out /root/swaro/eval --no-progress > /root/swaro/eval/eval_main.log 2>&1 &
+timeout $(( $(left) - 90 )) python3 -m swaro_nb.cli eval $R/swaro-c10-e$E $R/rocl-c10-e$E --le-epochs 150 --rle-epochs ${RLE:-10} \
+  --n-test ${NTEST:-2000} --table3 --black-box --tsne --out /root/swaro/eval --no-progress > /root/swaro/eval/eval_main.log 2>&1 &
 EV=$!
 while [ ! -f $R/simclr-c10-e$E/run.json ] && [ $(left) -gt 60 ]; do sleep 5; done
 wait $EV
