@@ -595,10 +595,13 @@ def matmul_peak_tflops(device='cuda', n: int = 8192, reps: int = 20) -> float:
     e.record(); torch.cuda.synchronize()
     return 2 * n ** 3 * reps / (s.elapsed_time(e) / 1e3) / 1e12
 
-def step_flops(tr: 'Trainer') -> float:
-    "FLOPs of one training step (attack included) per image, counted on the real step."
+def step_flops(tr: 'Trainer',  # a trainer (its method, model and data)
+               n: int = 16,        # images in the counted step (FLOPs per image do not depend on it but for the loss's tiny B^2 part)
+              ) -> float:
+    "FLOPs of one training step (attack included) per image, counted on the real step of a small batch."
     from torch.utils.flop_counter import FlopCounterMode
     idx, x, y = next(tr.data.batches(tr.local_batch, torch.Generator(tr.device).manual_seed(0)))
+    idx, x, y = idx[:n], x[:n], y[:n]   # a small batch: less time and memory under the counter, which intercepts every operator
     core, tr.pgd_core = tr.pgd_core, None   # count the eager attack (graph replays are invisible to the counter)
     with FlopCounterMode(display=False) as fc:
         with tr.amp: loss, _ = tr.method.loss(tr, idx, x, y)
