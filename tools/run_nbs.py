@@ -87,7 +87,9 @@ def main():
             ok = r.returncode == 0
             passed += ok; failed += not ok
             print(f"{'PASS' if ok else 'FAIL'} {fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn} ({dt:.1f}s)", flush=True)
-            if not ok: print(r.stdout[-3000:], r.stderr[-6000:], sep='\n')
+            if not ok:  # the traceback's head names the failing cell and check; the tail has the exception (assertion dumps can be long)
+                err = r.stderr if len(r.stderr) < 8000 else r.stderr[:4000] + '\n[...]\n' + r.stderr[-4000:]
+                print(r.stdout[-2000:], err, sep='\n')
     print(f'notebooks: {passed} passed, {failed} failed')
     sys.exit(1 if failed else 0)
 
