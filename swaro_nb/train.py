@@ -632,7 +632,7 @@ def benchmark(methods=('simclr', 'rocl', 'swaro'),  # methods to time
             times = []
             for e in range(epochs):
                 t.epoch = e; times.append(t.train_epoch()['seconds'])
-            fl = step_flops(t) if rank == 0 else None
+            fl = step_flops(t)  # every rank: under DDP the backward all-reduces, so rank 0 alone would wait forever
             s = float(np.median(times[1:])) if epochs > 1 else times[0]
             ips = t.steps_per_epoch * bs / s
             rec = dict(method=m, batch=bs, gpus=world, s_per_epoch=round(s, 3), s_per_epoch_full_50k=round(s * 50000 / (t.steps_per_epoch * bs), 3),
