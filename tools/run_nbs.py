@@ -45,7 +45,7 @@ def run_one(fn: Path, flags: str, save: str | None) -> int:
         with working_directory(fn.parent): k.run_all(nb, exc_stop=True, preproc=_no_eval)
     except Exception:
         sys.stderr.write(k.prettytb(fname=fn) + '\n'); ok = False
-    if save and ok:
+    if save:  # failing notebooks too: the outputs of the cells before the failure are kept (a GPU run must not lose them)
         rel = fn.relative_to(ROOT / 'nbs') if fn.is_relative_to(ROOT / 'nbs') else Path(fn.name)  # a notebook elsewhere: by its name
         dest = Path(save) / rel; dest.parent.mkdir(parents=True, exist_ok=True)
         write_nb(attach_outputs(raw, nb), dest)
