@@ -15,15 +15,17 @@ from .augment import simclr_augment, to_float
 from .encoder import ResNet18, ContrastiveNet, ProjectionHead, Normalize, fold_bn
 from .losses import nt_xent
 from .cluster import eval_mode
+from .linear import crop_flip_params, apply_crop_flip, crop_flip  # the CIFAR crop+flip of 07_linear_eval, re-exported
+from .robustness import pgd
 from .train import (Method, register_method, METHODS, PRESETS, TrainConfig, ConfigError, make_config,
                             gather_cat, LARS, Trainer)
 
 # %% auto #0
 __all__ = ['BASELINES', 'IMAGENET_STATS', 'CIFAR_STATS', 'SWAV_STATS', 'BN_MODES', 'BASELINE_PRESETS', 'BASELINE_BUDGETS',
-           'BASELINE_SOURCES', 'Baseline', 'crop_flip_params', 'apply_crop_flip', 'crop_flip', 'SupervisedNet', 'CE',
-           'ce_pgd', 'AT', 'trades_kl', 'trades_pgd', 'TRADES', 'supcon_loss', 'SupCon', 'sinkhorn', 'swav_loss',
-           'SwAVNet', 'SwAV', 'DualBatchNorm', 'to_dual_bn', 'set_bn_mode', 'bn_mode', 'from_dual_bn', 'acl_pgd',
-           'acl_head', 'ACL', 'baseline_config', 'fixed_batch_losses']
+           'BASELINE_SOURCES', 'Baseline', 'SupervisedNet', 'CE', 'ce_pgd', 'AT', 'trades_kl', 'trades_pgd', 'TRADES',
+           'supcon_loss', 'SupCon', 'sinkhorn', 'swav_loss', 'SwAVNet', 'SwAV', 'DualBatchNorm', 'to_dual_bn',
+           'set_bn_mode', 'bn_mode', 'from_dual_bn', 'acl_pgd', 'acl_head', 'ACL', 'baseline_config',
+           'fixed_batch_losses']
 
 # %% ../nbs/09_baselines.ipynb #6e589e9a
 BASELINES = ('acl', 'swav', 'scl', 'ce', 'at', 'trades')
@@ -87,48 +89,6 @@ IMAGENET_STATS = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
 CIFAR_STATS = {'cifar10': ((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010)),   # SupContrast main_ce.py / main_supcon.py
                'cifar100': ((0.5071, 0.4867, 0.4408), (0.2675, 0.2565, 0.2761))}
 
-# %% ../nbs/09_baselines.ipynb #0eb658ff
-def crop_flip_params(n: int,  # number of images
-                     padding: int = 4,  # zero padding on each side
-                     flip_p: float = 0.5,  # probability of a horizontal flip
-                     generator: torch.Generator | None = None,  # randomness, on `device`
-                     device=None,  # where the parameters live (default: the generator's device, else CPU)
-                    ) -> tuple[torch.Tensor, torch.Tensor]:  # (n, 2) int64 (row, column) offsets in [0, 2*padding], (n,) bool flips
-    "Random crop offsets and flip decisions of `RandomCrop(size, padding)` + `RandomHorizontalFlip(flip_p)` for `n` images."
-    if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0: raise ValueError(f"padding must be an int >= 0, got {padding!r}")
-    if not 0 <= flip_p <= 1: raise ValueError(f"flip_p must be a probability in [0, 1], got {flip_p!r}")
-    device = torch.device(device if device is not None else (generator.device if generator is not None else 'cpu'))
-    off = torch.randint(0, 2 * padding + 1, (n, 2), generator=generator, device=device)
-    flip = torch.rand(n, generator=generator, device=device) < flip_p
-    return off, flip
-
-def apply_crop_flip(x: torch.Tensor,  # (B, C, H, W) float images
-                    offsets: torch.Tensor,  # (B, 2) int64 (row, column) offsets into the padded image
-                    flip: torch.Tensor,  # (B,) bool: flip horizontally after cropping
-                    padding: int = 4,  # zero padding on each side
-                   ) -> torch.Tensor:  # (B, C, H, W) crops
-    "Crop each zero-padded image at its offsets (same size as the input) and flip the chosen ones, in one gather."
-    B, C, H, W = x.shape
-    if offsets.shape != (B, 2) or flip.shape != (B,): raise ValueError(f"offsets must be ({B}, 2) and flip ({B},), got {tuple(offsets.shape)} and {tuple(flip.shape)}")
-    xp = F.pad(x, (padding,) * 4)
-    rows = offsets[:, :1] + torch.arange(H, device=x.device)                     # (B, H)
-    cols = offsets[:, 1:] + torch.arange(W, device=x.device)                     # (B, W)
-    cols = torch.where(flip[:, None], cols.flip(1), cols)
-    b = torch.arange(B, device=x.device)[:, None, None, None]
-    c = torch.arange(C, device=x.device)[None, :, None, None]
-    return xp[b, c, rows[:, None, :, None], cols[:, None, None, :]]
-
-def crop_flip(x: torch.Tensor,  # (B, C, H, W) uint8 (or [0,1] float) images
-              generator: torch.Generator | None = None,  # randomness, on x's device
-              padding: int = 4,  # zero padding before the random crop
-              flip_p: float = 0.5,  # probability of a horizontal flip
-             ) -> torch.Tensor:  # (B, C, H, W) float32 in [0, 1]
-    "torchvision's CIFAR training augmentation (`RandomCrop(32, padding=4)`, `RandomHorizontalFlip()`), batched on the device."
-    if not isinstance(x, torch.Tensor) or x.ndim != 4: raise ValueError(f"x must be a (B, C, H, W) tensor, got {getattr(x, 'shape', type(x).__name__)}")
-    xf = to_float(x) if x.dtype == torch.uint8 else x.float()
-    off, flip = crop_flip_params(x.shape[0], padding, flip_p, generator, x.device)
-    return apply_crop_flip(xf, off, flip, padding)
-
 # %% ../nbs/09_baselines.ipynb #59cb44f5
 class SupervisedNet(nn.Module):
     "ResNet-18 encoder plus a linear classifier: forward(x) gives logits, features(x) the encoder output."
@@ -160,6 +120,7 @@ class _Supervised(Baseline):
     def inputs(self, tr, x):
         "The augmented float batch: crop (pad 4) + flip, channels-last like the engine's views."
         v = crop_flip(x, tr.gen)
+        v = to_float(v) if v.dtype == torch.uint8 else v.float()
         if tr.cuda and tr.cfg.channels_last: v = v.contiguous(memory_format=torch.channels_last)
         return v
 
@@ -184,21 +145,9 @@ def ce_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode for
            random_start: bool = True,  # start from x + U[-eps, eps] (clipped to [0, 1])
            generator: torch.Generator | None = None,  # randomness of the start, on x's device
           ) -> torch.Tensor:  # adversarial images, |x_adv - x| <= eps, in [0, 1], no autograd graph
-    "Untargeted l_inf PGD on the cross-entropy (Madry et al.), model in eval mode, host-sync free."
-    if not (eps >= 0 and alpha > 0) or isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"need eps >= 0, alpha > 0 and an int steps >= 1, got eps={eps!r}, alpha={alpha!r}, steps={steps!r}")
-    if not x.is_floating_point() or x.shape[0] != y.shape[0]: raise ValueError("x must be float images and y one label per image")
-    x = x.detach()
-    adv = x.clone()
-    if random_start:
-        adv = (adv + (torch.rand(x.shape, generator=generator, device=x.device, dtype=x.dtype) * 2 - 1) * eps).clamp(0, 1)
-    with eval_mode(model), torch.enable_grad():
-        for _ in range(steps):
-            adv.requires_grad_(True)
-            g, = torch.autograd.grad(F.cross_entropy(model(adv), y), adv)
-            adv = adv.detach() + alpha * g.sign()
-            adv = (x + (adv - x).clamp(-eps, eps)).clamp(0, 1).detach()
-    return adv
+    "Untargeted l_inf PGD on the cross-entropy (Madry et al.): `robustness.pgd` with the model in eval mode, host-sync free."
+    with eval_mode(model):
+        return pgd(model, x, y, 'linf', eps, alpha, steps, random_start, generator=generator, amp=False)
 
 @register_method
 class AT(_Supervised):

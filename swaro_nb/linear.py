@@ -13,8 +13,8 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['LinearClassifier', 'scale_milestones', 'step_lr', 'crop_flip', 'extract_features', 'LinearResult', 'linear_eval',
-           'robust_linear_eval']
+__all__ = ['LinearClassifier', 'scale_milestones', 'step_lr', 'crop_flip_params', 'apply_crop_flip', 'crop_flip',
+           'extract_features', 'LinearResult', 'linear_eval', 'robust_linear_eval']
 
 # %% ../nbs/07_linear_eval.ipynb #641daa60
 def _device(device) -> torch.device:
@@ -99,22 +99,47 @@ def step_lr(lr: float,  # base learning rate
     return lr * gamma ** sum(m <= epoch for m in milestones)
 
 # %% ../nbs/07_linear_eval.ipynb #8b0eb787
-def crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype
-              generator: torch.Generator | None = None,  # randomness, on x's device
-              pad: int = 4,  # zero padding on each side before the random crop
-             ) -> torch.Tensor:  # (B, C, H, W) randomly cropped and horizontally flipped images
-    "Random crop of the zero-padded image and random horizontal flip (torchvision's CIFAR augmentation), batched on the device."
-    B, C, H, W = x.shape
-    xp = F.pad(x, (pad, pad, pad, pad))
-    oy = torch.randint(0, 2 * pad + 1, (B,), generator=generator, device=x.device)
-    ox = torch.randint(0, 2 * pad + 1, (B,), generator=generator, device=x.device)
-    flip = torch.rand(B, generator=generator, device=x.device) < 0.5
-    rows = oy[:, None] + torch.arange(H, device=x.device)
-    cols = ox[:, None] + torch.arange(W, device=x.device)
-    cols = torch.where(flip[:, None], cols.flip(1), cols)
-    out = xp[torch.arange(B, device=x.device)[:, None, None], :, rows[:, :, None], cols[:, None, :]]  # (B, H, W, C)
-    return out.permute(0, 3, 1, 2).contiguous()
+def crop_flip_params(n: int,  # number of images
+                     padding: int = 4,  # zero padding on each side
+                     flip_p: float = 0.5,  # probability of a horizontal flip
+                     generator: torch.Generator | None = None,  # randomness, on `device`
+                     device=None,  # where the parameters live (default: the generator's device, else CPU)
+                    ) -> tuple[torch.Tensor, torch.Tensor]:  # (n, 2) int64 (row, column) offsets in [0, 2*padding], (n,) bool flips
+    "Random crop offsets and flip decisions of `RandomCrop(size, padding)` + `RandomHorizontalFlip(flip_p)` for `n` images."
+    if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0: raise ValueError(f"padding must be an int >= 0, got {padding!r}")
+    if not 0 <= flip_p <= 1: raise ValueError(f"flip_p must be a probability in [0, 1], got {flip_p!r}")
+    device = torch.device(device if device is not None else (generator.device if generator is not None else 'cpu'))
+    off = torch.randint(0, 2 * padding + 1, (n, 2), generator=generator, device=device)
+    flip = torch.rand(n, generator=generator, device=device) < flip_p
+    return off, flip
 
+def apply_crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype
+                    offsets: torch.Tensor,  # (B, 2) int64 (row, column) offsets into the padded image
+                    flip: torch.Tensor,  # (B,) bool: flip horizontally after cropping
+                    padding: int = 4,  # zero padding on each side
+                   ) -> torch.Tensor:  # (B, C, H, W) crops, x's dtype
+    "Crop each zero-padded image at its offsets (same size as the input) and flip the chosen ones, in one gather."
+    B, C, H, W = x.shape
+    if offsets.shape != (B, 2) or flip.shape != (B,): raise ValueError(f"offsets must be ({B}, 2) and flip ({B},), got {tuple(offsets.shape)} and {tuple(flip.shape)}")
+    xp = F.pad(x, (padding,) * 4)
+    rows = offsets[:, :1] + torch.arange(H, device=x.device)                     # (B, H)
+    cols = offsets[:, 1:] + torch.arange(W, device=x.device)                     # (B, W)
+    cols = torch.where(flip[:, None], cols.flip(1), cols)
+    b = torch.arange(B, device=x.device)[:, None, None, None]
+    c = torch.arange(C, device=x.device)[None, :, None, None]
+    return xp[b, c, rows[:, None, :, None], cols[:, None, None, :]]
+
+def crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype (uint8 or [0,1] float)
+              generator: torch.Generator | None = None,  # randomness, on x's device
+              padding: int = 4,  # zero padding on each side before the random crop
+              flip_p: float = 0.5,  # probability of a horizontal flip
+             ) -> torch.Tensor:  # (B, C, H, W) randomly cropped and flipped images, x's dtype
+    "Random crop of the zero-padded image and random horizontal flip (torchvision's CIFAR augmentation), batched on the device."
+    if not isinstance(x, torch.Tensor) or x.ndim != 4: raise ValueError(f"x must be a (B, C, H, W) tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    off, flip = crop_flip_params(x.shape[0], padding, flip_p, generator, x.device)
+    return apply_crop_flip(x, off, flip, padding)
+
+# %% ../nbs/07_linear_eval.ipynb #9db37853
 @torch.no_grad()
 def extract_features(encoder: nn.Module,  # maps [0,1] images to features; run in eval mode
                      images: torch.Tensor,  # (N, C, H, W) uint8 or [0,1] float, on any device
