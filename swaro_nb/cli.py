@@ -8,7 +8,7 @@ import argparse, dataclasses, json, sys, typing
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['config_parser', 'train_cli', 'bench_cli', 'eval_cli', 'main']
+__all__ = ['config_parser', 'config_for', 'train_cli', 'bench_cli', 'eval_cli', 'main']
 
 # %% ../nbs/11_cli.ipynb #4d49fb56
 def _parse_value(s: str):
@@ -29,15 +29,27 @@ def config_parser(prog: str, description: str) -> argparse.ArgumentParser:
                         help=f"(default {f.default!r})")
     return ap
 
+def config_for(preset: str | None = None,   # a preset in swaro_nb.train.PRESETS (run length, data), or None
+               official_budget: bool = False,  # baselines: also their official epochs / batch / warm-up
+               **fields                        # TrainConfig fields; they win over everything
+              ):
+    "The config a shell or notebook run gets: `make_config` for simclr/rocl/swaro, `baseline_config` (the method's own settings) for baselines."
+    from swaro_nb.train import make_config
+    from swaro_nb.baselines import BASELINE_PRESETS, baseline_config
+    if fields.get('method') in BASELINE_PRESETS:
+        return baseline_config(fields.pop('method'), preset, official_budget=official_budget, **fields)
+    return make_config(preset, **fields)
+
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
-    from swaro_nb.train import make_config, train, ConfigError, DivergenceError
+    from swaro_nb.train import train, ConfigError, DivergenceError
     from swaro_nb.data import DataError
     ap = config_parser('swaro_train', 'Train SimCLR / RoCL / SwARo / a baseline on CIFAR; resumes from the run folder\'s checkpoint.')
+    ap.add_argument('--official-budget', action='store_true', help="baselines: take epochs, batch and warm-up from the method's official code")
     a = vars(ap.parse_args(argv))
-    preset, no_resume = a.pop('preset', None), a.pop('no_resume')
+    preset, no_resume, ob = a.pop('preset', None), a.pop('no_resume'), a.pop('official_budget')
     try:
-        cfg = make_config(preset, **a)
+        cfg = config_for(preset, ob, **a)
         t = train(cfg, resume=not no_resume)
     except (ConfigError, DataError, DivergenceError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr); sys.exit(2)
