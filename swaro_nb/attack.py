@@ -8,6 +8,7 @@ import math
 from contextlib import contextmanager
 import torch
 from .losses import nt_xent
+from .cluster import eval_mode
 
 # %% auto #0
 __all__ = ['random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd']
@@ -37,15 +38,6 @@ def random_permutation(
     return torch.randperm(n, generator=generator, device=device)
 
 # %% ../nbs/05_attack.ipynb #954560e2
-@contextmanager
-def _eval_mode(model: torch.nn.Module):  # the model to switch to eval mode for the duration of the block
-    "Put `model` in eval mode inside the block and give every submodule back its own previous mode afterwards."
-    modes = [(m, m.training) for m in model.modules()]
-    model.eval()
-    try: yield model
-    finally:
-        for m, was_training in modes: m.training = was_training
-
 def _check_pgd_args(eps, alpha, steps, temperature):
     "Raise ValueError for a bad radius, step size, number of steps or temperature."
     def real(v): return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -106,7 +98,7 @@ def contrastive_pgd(
     else: delta = torch.zeros_like(x1)
     delta = _project(delta.contiguous(memory_format=fmt), x1, eps)
     step_sign = None if beta is None else beta.detach().to(device=x1.device, dtype=x1.dtype).view(n, *([1] * (x1.ndim - 1)))
-    with _eval_mode(model), torch.enable_grad():
+    with eval_mode(model), torch.enable_grad():
         for _ in range(steps):
             delta.requires_grad_(True)
             loss = nt_xent(model(x1 + delta), target_z, temperature=temperature, detach_keys=detach_keys)
@@ -140,7 +132,7 @@ def instance_pgd(
     "RoCL's instance-wise attack: PGD maximising the batch NT-Xent between f(x1 + delta) and f(x2)."
     _check_pgd_args(eps, alpha, steps, temperature)
     _check_views(x1, x2)
-    with _eval_mode(model), torch.no_grad(): target_z = model(x2)
+    with eval_mode(model), torch.no_grad(): target_z = model(x2)
     return (core or contrastive_pgd)(model, x1, target_z, None, eps, alpha, steps, temperature, random_start, generator,
                                      detach_keys=detach_keys)
 
@@ -179,7 +171,7 @@ def swaro_pgd(
         perm = perm.to(device=x1.device, dtype=torch.long)
     labels = labels.to(x1.device)
     beta = torch.where(labels == labels[perm], 1.0, -1.0).to(x1.dtype)
-    with _eval_mode(model), torch.no_grad(): target_z = model(x2)[perm]   # = f(x2[perm]): eval mode is per sample
+    with eval_mode(model), torch.no_grad(): target_z = model(x2)[perm]   # = f(x2[perm]): eval mode is per sample
     x_adv = (core or contrastive_pgd)(model, x1, target_z, beta, eps, alpha, steps, temperature, random_start, generator,
                                       detach_keys=detach_keys)
     return x_adv, (beta < 0).float().mean()

@@ -15,13 +15,13 @@ __all__ = ['eval_mode', 'extract_features', 'KMeansResult', 'init_centroids', 'f
 # %% ../nbs/04_cluster.ipynb #5c9c3591
 @contextlib.contextmanager
 def eval_mode(
-    module: torch.nn.Module,  # model (or any module) to switch to eval mode inside the `with` block
+    *modules: torch.nn.Module,  # models (or any modules) to switch to eval mode inside the `with` block
 ):
-    "Context manager: put `module` and all its submodules in eval mode, then restore each submodule's previous mode."
-    modes = [(m, m.training) for m in module.modules()]
-    module.eval()
+    "Context manager: put the modules and all their submodules in eval mode, then restore each submodule's previous mode."
+    modes = [(m, m.training) for module in modules for m in module.modules()]
+    for module in modules: module.eval()
     try:
-        yield module
+        yield modules[0] if len(modules) == 1 else modules
     finally:
         for m, training in modes: m.training = training
 

@@ -11,6 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
+from .cluster import eval_mode
 
 # %% auto #0
 __all__ = ['DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ALL_ATTACKS', 'project_l1_box', 'slide_direction', 'pgd', 'fgsm', 'bim',
@@ -29,15 +30,6 @@ def _logits(model: nn.Module, x: torch.Tensor, amp: bool | None) -> torch.Tensor
     "The model's logits of `x` in float32 (the forward pass under bf16 autocast where `_amp_ctx` says so)."
     with _amp_ctx(x, amp): out = model(x)
     return out.float()
-
-@contextmanager
-def _eval_mode(*models: nn.Module):
-    "Put the models in eval mode inside the block; every submodule gets its own previous mode back afterwards."
-    modes = [(m, m.training) for model in models for m in model.modules()]
-    for model in models: model.eval()
-    try: yield
-    finally:
-        for m, was in modes: m.training = was
 
 def _bview(v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     "A per-sample vector (B,) viewed so that it broadcasts against the batch `x` (B, ...)."
@@ -376,7 +368,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     batches = [(i, min(i + batch_size, N)) for i in range(0, N, batch_size)]
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     out, secs = {}, {}
-    with _eval_mode(model):
+    with eval_mode(model):
         with torch.no_grad(): n_classes = _logits(model, _to_float(xs[:1]), amp).shape[1]
         names = ['clean'] + [k for k, s in specs.items() if s.kind != 'clean']
         bar = tqdm(total=len(names) * len(batches), desc='robustness', disable=not progress, leave=False)
@@ -425,7 +417,7 @@ def black_box_matrix(models: dict,  # name -> classifier on [0,1] images (all on
     xs, ys = images.to(dev), labels.to(dev)
     N = len(ys)
     out = {}
-    with _eval_mode(*models.values()):
+    with eval_mode(*models.values()):
         bar = tqdm(total=len(models) * math.ceil(N / batch_size), desc='black-box', disable=not progress, leave=False)
         for src, m in models.items():
             g = torch.Generator(device=dev).manual_seed(seed)
