@@ -634,6 +634,7 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
     ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
     ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
+    ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
     ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
     ap.add_argument('--tsne', action='store_true', help='t-SNE map of test-image features per run (PNG)')
     ap.add_argument('--n-test', type=int, default=None, help='random test subset (default all 10,000; smoke %d)' % SMOKE['n_test'])
@@ -660,7 +661,7 @@ def eval_main(argv=None  # arguments (default: sys.argv[1:])
     try:
         for r in a.runs: load_run(r, 'cpu')  # fail fast on a missing or unreadable run, before any work
         results = []
-        for r in a.runs:
+        for r in ([] if a.black_box_only else a.runs):
             res = evaluate_run(r, dataset=a.dataset, le_epochs=le_epochs, rle_epochs=rle_epochs, table3=a.table3, rle=not a.no_rle, **common)
             results.append(res)
             print(f"{res['run']} ({res['method']}, {res['dataset']}, {res['epochs']} epochs) -> {res['path']}  [{res['seconds']['total']:.1f} s]")
@@ -679,7 +680,7 @@ def eval_main(argv=None  # arguments (default: sys.argv[1:])
                 p = Path(a.out) / f"{Path(r).name}-tsne.png"
                 tsne_plot(r, te.images, te.labels, te.classes, n=300 if a.smoke else 2000, path=p, device=a.device, seed=a.seed)
                 print(f"t-SNE: {p}")
-        if a.black_box:
+        if a.black_box or a.black_box_only:
             bb = black_box_table(a.runs, le_epochs=le_epochs, **common)
             print(markdown_table(paper_table('table4', [bb]))); print(f"black-box -> {bb['path']}")
             for f in bb['flags']: print(f"  flag: {f}")

@@ -73,6 +73,7 @@ class TrainConfig:
     monitor_bank: int = 10000         # monitor: training images in the kNN bank
     monitor_test: int = 2000          # monitor: test images classified
     max_epochs_this_call: int | None = None  # stop (checkpointed) after this many epochs in this process: chains long runs
+    time_limit_s: float | None = None # stop (checkpointed, run.json written) before an epoch that would end past this many seconds of this call
     out_dir: str = 'runs'             # where run folders go
     progress: bool = True             # progress bar
 
@@ -100,6 +101,7 @@ class TrainConfig:
         if self.precision not in ('bf16', 'fp32'): bad('precision', f"'bf16' or 'fp32', got {self.precision!r}")
         n_train = (self.subset_per_class * (10 if self.dataset == 'cifar10' else 100)) if self.subset_per_class else 50000
         if self.subset_per_class is not None and self.subset_per_class < 1: bad('subset_per_class', "must be >= 1 or None")
+        if self.time_limit_s is not None and self.time_limit_s <= 0: bad('time_limit_s', f"must be > 0 or None, got {self.time_limit_s}")
         if self.batch_size > n_train: bad('batch_size', f"{self.batch_size} exceeds the {n_train} training images")
         if METHODS[self.method].uses_clusters and self.n_clusters > n_train:
             bad('n_clusters', f"K={self.n_clusters} exceeds the {n_train} training images")
@@ -523,9 +525,19 @@ class Trainer:
         out.update(lr=lr, seconds=dt, images_per_s=n * c.batch_size / dt)
         return out
 
-    def fit(self) -> list:
-        "Run the remaining epochs (up to `max_epochs_this_call`), checkpointing; returns the metrics history."
+    def out_of_time(self, t_start: float, last_s: float) -> bool:
+        "Whether another epoch (as long as the last, `last_s`) would end past `time_limit_s` (rank 0 decides for every rank)."
         c = self.cfg
+        if c.time_limit_s is None: return False
+        stop = (time.time() - t_start) + last_s > c.time_limit_s
+        if self.world > 1:
+            f = torch.tensor([int(stop)], device=self.device); dist.broadcast(f, 0); stop = bool(f.item())
+        return stop
+
+    def fit(self) -> list:
+        "Run the remaining epochs (up to `max_epochs_this_call` or `time_limit_s`), checkpointing; returns the metrics history."
+        c = self.cfg
+        t_start, last_s, saved = time.time(), 0.0, self.epoch
         (self.dir / 'config.json').write_text(json.dumps(asdict(c), indent=1)) if self.rank == 0 else None
         stop = c.epochs if c.max_epochs_this_call is None else min(c.epochs, self.epoch + c.max_epochs_this_call)
         bar = range(self.epoch, stop)
@@ -533,6 +545,9 @@ class Trainer:
             from tqdm.auto import tqdm
             bar = tqdm(bar, desc=f'{c.name} ({c.method})', initial=self.epoch, total=c.epochs, leave=True)
         for e in bar:
+            if last_s and self.out_of_time(t_start, last_s):  # at least one epoch per call, so chained calls always progress
+                self.log(f"time limit: {c.time_limit_s:.0f} s would be passed by epoch {e + 1}; stopping after {e} of {c.epochs} epochs"); break
+            t_ep = time.time()
             self.epoch = e
             rec = {'epoch': e + 1}
             if self.method.wants_clusters(e): rec['cluster_seconds'] = self.refresh_clusters()
@@ -543,7 +558,9 @@ class Trainer:
             if self.rank == 0:
                 with open(self.dir / 'metrics.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
                 if hasattr(bar, 'set_postfix'): bar.set_postfix({k: round(v, 4) for k, v in rec.items() if k in ('loss', 'knn_acc', 'frac_neg')})
-            if self.epoch % c.ckpt_every == 0 or self.epoch == stop: self.save()
+            if self.epoch % c.ckpt_every == 0 or self.epoch == stop: self.save(); saved = self.epoch
+            last_s = time.time() - t_ep
+        if saved != self.epoch: self.save()   # stopped early by the time limit: the checkpoint holds the last epoch done
         if self.rank == 0: self.finish()
         return self.history
 

@@ -74,6 +74,12 @@ def test_cli_black_box_two_runs(runs, tmp_path):
     assert math.isclose(bb['matrix']['linf_8']['swaro']['swaro'], ev['metrics']['linf_8'])
     df = paper_table('table4', [bb])
     assert list(df['target']) == ['SwARo', 'RoCL'] * 2 and df.iloc[0]['from RoCL (paper)'] == PAPER['table4']['linf_8']['swaro']['rocl'][0]
+    # --black-box-only: the same matrix (same seed, heads and attacks), and no per-run evaluation written
+    out2 = tmp_path / 'bb_only'
+    r = _eval(runs / 'swaro', runs / 'rocl', '--le-epochs', 1, '--n-test', 16, '--train-per-class', 10, '--black-box-only', '--out', out2)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert sorted(p.name for p in out2.iterdir()) == ['black_box.json']
+    assert json.loads((out2 / 'black_box.json').read_text())['matrix'] == bb['matrix']
 
 @pytest.mark.parametrize('case', ['missing', 'corrupt'])
 def test_cli_errors(runs, tmp_path, case):

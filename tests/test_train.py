@@ -23,6 +23,22 @@ def test_interrupted_and_resumed_equals_uninterrupted(tmp_path, method):
     assert la == lb
     if method == 'swaro': assert torch.equal(full.pseudo, resumed.pseudo)
 
+def test_time_limit_stops_checkpointed_and_resumes_exactly(tmp_path):
+    "A time limit shorter than an epoch: one epoch per call, checkpoint and run.json at that epoch; chained calls == one run."
+    full = train(make_config('smoke', name='full', out_dir=str(tmp_path), **{**TINY, 'epochs': 3}))
+    cfg = lambda: make_config('smoke', name='tl', out_dir=str(tmp_path), time_limit_s=1e-6, **{**TINY, 'epochs': 3})
+    t = train(cfg())
+    assert t.epoch == 1
+    assert torch.load(t.dir / 'checkpoint.pt', weights_only=False)['epoch'] == 1
+    rec = json.loads((t.dir / 'run.json').read_text())
+    assert (rec['epochs_done'], rec['epochs']) == (1, 3)
+    for done in (2, 3): assert train(cfg()).epoch == done
+    last = train(cfg())            # nothing left to do: no epoch runs, nothing changes
+    assert last.epoch == 3
+    a, b = full.net.state_dict(), last.net.state_dict()
+    for k in a: assert torch.equal(a[k], b[k]), k
+    with pytest.raises(ConfigError, match='time_limit_s'): make_config('smoke', time_limit_s=0).validate()
+
 def test_checkpoint_is_atomic_and_complete(tmp_path):
     t = train(make_config('smoke', name='ck', out_dir=str(tmp_path), **{**TINY, 'epochs': 2}))
     files = sorted(p.name for p in t.dir.iterdir())
