@@ -360,4 +360,5 @@ def simclr_augment(
     sz = _check_size(size)
     params = sample_augment_params(x.shape[0], x.shape[2], x.shape[3], generator, x.device, scale, ratio,
                                    flip_p, jitter, jitter_p, gray_p)
-    return apply_augment_params(x, params, sz, color_first)
+    with torch.autocast(x.device.type, enabled=False):  # float32 whatever the caller's autocast (bf16 broke colour jitter on CUDA)
+        return apply_augment_params(x, params, sz, color_first)

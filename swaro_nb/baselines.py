@@ -73,11 +73,6 @@ class Baseline(Method):
             raise ValueError(f"{self.name} trains no classifier: train a linear head on method.encoder(net) (swaro_nb.linear.linear_eval)")
         return net
 
-def _views(tr: 'Trainer', x: torch.Tensor, n: int = 2, **aug) -> tuple:
-    "`n` independently augmented float views of a uint8 batch (`simclr_augment` keyword arguments), channels-last like the engine's."
-    v = simclr_augment(torch.cat([x] * n), generator=tr.gen, **aug)
-    if tr.cuda and tr.cfg.channels_last: v = v.contiguous(memory_format=torch.channels_last)
-    return v.chunk(n)
 
 def _f32(t: torch.Tensor) -> torch.Tensor:
     "At least float32 (bf16/fp16 up-cast, float64 kept)."
@@ -253,7 +248,7 @@ class SupCon(Baseline):
         return ContrastiveNet(width=c.width, hidden_dim=c.proj_hidden, proj_dim=c.proj_dim, normalize=CIFAR_STATS[check_name(c.dataset)])
     def loss(self, tr, idx, x, y):
         self.ensure_optimizer(tr)
-        x1, x2 = _views(tr, x, 2, scale=(0.2, 1.0))
+        x1, x2 = tr.views(x, 2, scale=(0.2, 1.0))
         z1, z2 = tr.model(torch.cat([x1, x2])).chunk(2)
         return supcon_loss(z1, z2, y, self.cfg.temperature, self.opts['base_temperature'], tr.gather), {}
 
@@ -350,7 +345,7 @@ class SwAV(Baseline):
         c = self.cfg
         return SwAVNet(c.width, c.proj_hidden, c.proj_dim, self.opts['n_prototypes'], SWAV_STATS)
     def _aug(self, tr, x, n, **kw):
-        return _views(tr, x, n, scale=kw.pop('scale', (0.14, 1.0)), jitter=(0.8, 0.8, 0.8, 0.2), **kw)
+        return tr.views(x, n, scale=kw.pop('scale', (0.14, 1.0)), jitter=(0.8, 0.8, 0.8, 0.2), **kw)
     def loss(self, tr, idx, x, y):
         self.ensure_optimizer(tr)
         o, net = self.opts, tr.net
@@ -501,7 +496,7 @@ class ACL(Baseline):
     def loss(self, tr, idx, x, y):
         self.ensure_optimizer(tr)
         c = self.cfg
-        x1, x2 = _views(tr, x, 2, scale=(0.1, 1.0))
+        x1, x2 = tr.views(x, 2, scale=(0.1, 1.0))
         xa1, xa2 = acl_pgd(tr.attack_model, x1, x2, c.eps, c.alpha, c.attack_steps, c.temperature, tr.gen)
         with bn_mode(tr.net, 'clean'): z1, z2 = tr.model(torch.cat([x1, x2])).chunk(2)
         with bn_mode(tr.net, 'adv'): za1, za2 = tr.model(torch.cat([xa1, xa2])).chunk(2)

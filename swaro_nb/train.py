@@ -439,11 +439,11 @@ class Trainer:
         if resume and self.ckpt.exists(): self.load(self.ckpt)
 
     # --- pieces methods use ---
-    def views(self, x: torch.Tensor):
-        "Two independently augmented float views of a uint8 batch (float32 augmentation, outside autocast)."
-        with torch.autocast(self.device.type, enabled=False): v = simclr_augment(torch.cat([x, x]), generator=self.gen)
+    def views(self, x: torch.Tensor, n: int = 2, **aug):
+        "`n` independently augmented float views of a uint8 batch (`simclr_augment` keywords; float32, outside autocast)."
+        with torch.autocast(self.device.type, enabled=False): v = simclr_augment(torch.cat([x] * n), generator=self.gen, **aug)
         if self.cuda and self.cfg.channels_last: v = v.contiguous(memory_format=torch.channels_last)
-        return v.chunk(2)
+        return v.chunk(n)
     def contrastive(self, z1, z2):
         "NT-Xent of the configured temperature, over the global batch when gathering across GPUs."
         if self.gather: z1, z2 = gather_cat(z1), gather_cat(z2)
