@@ -95,7 +95,7 @@ def test_report_notebook(tmp_path):
     evals = load_results(RES / 'eval')
     sw = max((r for r in evals if r['kind'] == 'eval' and r['method'] == 'swaro'), key=lambda r: r['date'])
     ro = max((r for r in evals if r['kind'] == 'eval' and r['method'] == 'rocl'), key=lambda r: r['date'])
-    bb = next(r for r in evals if r['kind'] == 'black_box')
+    bb = max((r for r in evals if r['kind'] == 'black_box'), key=lambda r: r['date'])   # the newest matrix
     # Table 1 / 3 / 4 layouts with ours beside the paper's
     assert 'clean (paper)' in md and 'SwARo+rLE' in md and 'RoCL+rLE' in md and 'bim_t (paper)' in md and 'from RoCL (paper)' in md
     assert f"{PAPER['table1']['swaro']['clean']:.2f}" in md and f"{PAPER['table1']['rocl+rle']['linf_8']:.2f}" in md
@@ -112,9 +112,18 @@ def test_report_notebook(tmp_path):
     row = next(l for l in md.splitlines() if l.startswith('| swaro-c10-e6 | SwARo |'))
     assert 'metrics.jsonl only' in row and f"| {sum(h['seconds'] + h.get('cluster_seconds', 0) for h in hist):.1f} |" in row
     assert f"no run.json: the run's time limit hit after {len(hist)} of 6 epochs" in out
-    # images: the training curves and one t-SNE map per PNG in results/eval
-    assert _n_images(nb) == 1 + len(list((RES / 'eval').glob('*-tsne.png')))
-    assert 'gpu-notebooks' in out and 'tools/gpu/repro.sh' in json.dumps(nb)
+    # the equal-budget table: every main run's LE numbers and its training wall-clock, beside the paper's 200-epoch row
+    main_runs = ['swaro-c10-e120', 'rocl-c10-e120', 'simclr-c10-e120', 'swaro-p025-c10-e120']
+    for name in main_runs:
+        r = next(e for e in evals if e['kind'] == 'eval' and e['run'] == name)
+        assert (f"| {name} | " in md and f"| {r['epochs']} | {round(r['train']['train_seconds'] / 60, 1):.2f} | "
+                + " | ".join(f"{r['metrics'][k]:.2f}" for k in METRIC_KEYS) + " |" in md), name
+    assert "| paper, 200 epochs (epoch ablation) | SwARo (p=0.75) | 200 | – | " + " | ".join(f"{PAPER['epochs_ablation'][200][k]:.2f}" for k in METRIC_KEYS) in md
+    # the p-ablation: p = 0 is RoCL, beside the paper's p rows
+    assert f"| 0.25 | swaro-p025-c10-e120 | " in md and f"| {PAPER['p_ablation'][0.25]['clean']:.2f} |" in md
+    # images: the training curves, the p-ablation plot and one t-SNE map per main run that has one
+    assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs)
+    assert 'passed' in out and '(latest per notebook)' in out and 'tools/gpu/session4.sh' in json.dumps(nb)
 
 @pytest.mark.parametrize('name', ['bench.ipynb', 'report.ipynb'])
 def test_committed_executed(name):
