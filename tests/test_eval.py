@@ -107,3 +107,25 @@ def test_evaluate_notebook(tmp_path):
     md = ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in outs)
     assert 'Table 1' in md and 'clean (paper)' in md and '87.38' in md
     assert sum('image/png' in o.get('data', {}) for o in outs) >= 2  # t-SNE and training curves
+
+def test_evaluate_notebook_renders_records(tmp_path):
+    "records=results/eval: nothing evaluated or written; the recorded GPU evaluations' numbers appear in the paper-format tables."
+    import papermill as pm
+    res_dir = ROOT / 'results'
+    names = ['swaro-c10-e120', 'rocl-c10-e120']
+    out_nb = tmp_path / 'evaluate.ipynb'
+    pm.execute_notebook(str(ROOT / 'nbs' / 'experiments' / 'evaluate.ipynb'), str(out_nb), kernel_name='python3', cwd=str(tmp_path),
+                        progress_bar=False, parameters=dict(runs=[str(res_dir / 'runs' / n) for n in names], smoke=False, table3=True,
+                                                            black_box=True, records=str(res_dir / 'eval'), out=str(tmp_path / 'res')))
+    assert not (tmp_path / 'res').exists()   # nothing evaluated, nothing written
+    outs = [o for c in json.loads(out_nb.read_text())['cells'] for o in c.get('outputs', [])]
+    md = ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in outs)
+    recs = load_results(res_dir / 'eval')
+    for n in names:
+        r = max((x for x in recs if x['kind'] == 'eval' and x['run'] == n), key=lambda x: x['date'])
+        assert f"| {r['run']} | {r['epochs']} | {r['card']} |" in md
+        assert f"| {r['metrics']['clean']:.2f} | {PAPER['table1'][r['method']]['clean']:.2f} |" in md
+        assert f"| {r['metrics']['bim']:.2f} |" in md
+    assert 'Table 4: black-box' in md
+    assert sum('image/png' in o.get('data', {}) for o in outs) == 2 * len(names)   # t-SNE maps and training curves
+

@@ -6,6 +6,8 @@
 # Launch detached (a lease's calls are at most 10 min; the work outlives the launching call):
 #   cp -r . /root/swaro/code && cd /root/swaro/code && setsid nohup bash tools/gpu/session4.sh > /root/swaro/session.log 2>&1 < /dev/null &
 # then poll with `bash tools/gpu/poll.sh` (waits, prints progress, copies the pack to $OUT once DONE).
+# GPUS_PER_RUN=2: SwARo on GPUs 0,1 and RoCL then SimCLR on GPUs 2,3, each under DDP (for 200 epochs: a SwARo epoch is ~4.3 s on
+# two H100s against ~6.5 s on one), no p-ablation; TRADES re-checked on GPU 1 after SwARo's training.
 # CPU dry run of the whole script with tiny settings: SMOKE=1 S=/tmp/s4 RUNS=/tmp/s4/runs EPOCHS=2 bash tools/gpu/session4.sh
 set -uo pipefail
 S=${S:-/root/swaro/session}; R=${RUNS:-/root/swaro/runs}; mkdir -p $S/eval $R
@@ -25,11 +27,13 @@ if [ -n "${SMOKE:-}" ]; then
   bb=(--le-epochs 2 --n-test 16 --train-per-class 10)
 fi
 
-train() {  # GPU, run name, then train flags
+train() {  # GPU(s) ("0" or "0,1": DDP over those), run name, then train flags
   local g=$1 name=$2; shift 2
   local t=$(( $(left) - 240 )); [ $t -gt 60 ] || { log "$name: no time left to train"; return; }
+  local n=$(echo $g | tr ',' '\n' | wc -l) launch=(python3)
+  [ $n -gt 1 ] && launch=(python3 -m torch.distributed.run --standalone --nproc_per_node $n)
   log "$name: training on GPU $g (time limit $TL s)"
-  CUDA_VISIBLE_DEVICES=$g timeout $t python3 -m swaro_nb.cli train --name $name "${size[@]}" --epochs $E --attack-warmup-epochs $W \
+  CUDA_VISIBLE_DEVICES=$g timeout $t "${launch[@]}" -m swaro_nb.cli train --name $name "${size[@]}" --epochs $E --attack-warmup-epochs $W \
     --time-limit-s $TL --out-dir $R --progress false "$@" > $S/train_$name.log 2>&1
   log "$name: train exit $? ($(tail -1 $S/train_$name.log))"
 }
@@ -95,11 +99,17 @@ pack() {
   log "packed $(du -h $S/pack.tar | cut -f1)"
 }
 
-log "start: EPOCHS=$E deadline ${DL}s train limit ${TL}s commit ${SWARO_COMMIT:-?}"
+if [ "${GPUS_PER_RUN:-1}" = 2 ]; then   # longer runs: SwARo and RoCL each data-parallel over two GPUs, SimCLR after RoCL, TRADES re-checked
+  q1() { train 0,1 swaro-$N --method swaro --p 0.75; evaluate 0 swaro-$N "${fullev[@]}" & local ev=$!; baselines 1 "trades" c; wait $ev; }
+  q2() { train 2,3 rocl-$N --method rocl; train 2,3 simclr-$N --method simclr
+         evaluate 2 rocl-$N "${fullev[@]}" & local ev=$!; evaluate 3 simclr-$N "${fullev[@]}"; wait $ev; }
+  q0() { :; }; q3() { :; }; ddp_bench() { :; }
+fi
+log "start: EPOCHS=$E GPUS_PER_RUN=${GPUS_PER_RUN:-1} deadline ${DL}s train limit ${TL}s commit ${SWARO_COMMIT:-?}"
 q1 & P1=$!; q2 & P2=$!; q3 & P3=$!; q0 & P0=$!
 ( wait_for() { while kill -0 $1 2>/dev/null; do sleep 5; done; }
   wait_for $P0; wait_for $P3; ddp_bench ) & PD=$!
-( while { kill -0 $P0 || kill -0 $P1 || kill -0 $P3; } 2>/dev/null; do sleep 5; done; black_box ) & PB=$!   # after every training
+( while { kill -0 $P0 || kill -0 $P1 || kill -0 $P2 || kill -0 $P3; } 2>/dev/null; do sleep 5; done; black_box ) & PB=$!   # after every queue
 while { kill -0 $P0 || kill -0 $P1 || kill -0 $P2 || kill -0 $P3 || kill -0 $PD || kill -0 $PB; } 2>/dev/null && [ $(left) -gt 25 ]; do sleep 5; done
 if [ $(left) -le 25 ]; then log "deadline: stopping what still runs"; pkill -f swaro_nb.cli; pkill -f run_nbs.py; sleep 3; fi
 pack
