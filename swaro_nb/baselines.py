@@ -159,11 +159,13 @@ class AT(_Supervised):
 def trades_kl(logits_adv: torch.Tensor,  # (B, K) logits of the adversarial images
               logits_nat: torch.Tensor,  # (B, K) logits of the natural images
              ) -> torch.Tensor:  # 0-dim float32: (1/B) * sum_i KL(p_nat_i || p_adv_i), gradients through both
-    "TRADES' robust term: KLDivLoss(sum)(log_softmax(adv), softmax(nat)) / B, in float32."
+    "TRADES' robust term: KLDivLoss(sum)(log_softmax(adv), softmax(nat)) / B in float32, the target taken in log space (finite gradients when p_nat underflows to 0)."
     if logits_adv.shape != logits_nat.shape or logits_adv.ndim != 2: raise ValueError(f"need two (B, K) logit tensors of one shape, got {tuple(logits_adv.shape)} and {tuple(logits_nat.shape)}")
     with torch.autocast(logits_adv.device.type, enabled=False):
         la, ln = _f32(logits_adv), _f32(logits_nat)
-        return F.kl_div(F.log_softmax(la, 1), F.softmax(ln, 1), reduction='sum') / la.shape[0]
+        # log_target: the same value, but d/d(logits_nat) stays finite where softmax(ln) underflows to 0 (logit gap >~ 104);
+        # kl_div's xlogy(p, p) gives 0/0 = NaN there (torch >= 1.13; TRADES issue #30), older torch gave 0, as this does
+        return F.kl_div(F.log_softmax(la, 1), F.log_softmax(ln, 1), reduction='sum', log_target=True) / la.shape[0]
 
 def trades_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode for the attack)
                x: torch.Tensor,  # (B, C, H, W) float natural images in [0, 1]

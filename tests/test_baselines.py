@@ -60,3 +60,31 @@ def test_linear_eval_of_a_baseline_encoder(tmp_path):
                              epochs=2, batch_size=50, device='cpu', progress=False)
     assert 0 <= res.test_acc <= 100 and all(math.isfinite(l) for l in res.train_loss)
     with torch.no_grad(): assert res.model(torch.rand(3, 3, 32, 32)).shape == (3, 10)
+
+def test_trades_kl_gradient_finite_when_natural_probabilities_underflow():
+    "A natural logit gap >= ~104 makes float32 softmax exactly 0; kl_div's xlogy backward (torch >= 1.13) then gave NaN gradients (TRADES issue #30)."
+    import torch.nn.functional as F
+    from swaro_nb.baselines import trades_kl
+    ln = torch.tensor([[0., 120., -5., 3.], [1., 2., 3., 4.], [-60., 60., 0., 1.]])
+    la = torch.tensor([[0.5, 3., -1., 2.], [0., 2., 1., 4.], [1., 2., 3., 0.]])
+    assert (F.softmax(ln, 1) == 0).any()   # the case: some natural probabilities underflow to exactly 0 in float32
+    ln32, la32 = ln.clone().requires_grad_(True), la.clone().requires_grad_(True)
+    kl = trades_kl(la32, ln32); kl.backward()
+    assert torch.isfinite(kl) and torch.isfinite(ln32.grad).all() and torch.isfinite(la32.grad).all()
+    # the same loss in float64 (no underflow there): value and both gradients agree
+    ln64, la64 = ln.double().requires_grad_(True), la.double().requires_grad_(True)
+    ref = F.kl_div(F.log_softmax(la64, 1), F.softmax(ln64, 1), reduction='sum') / 3; ref.backward()
+    assert kl.item() == pytest.approx(ref.item(), rel=1e-5, abs=1e-6)
+    torch.testing.assert_close(ln32.grad, ln64.grad.float(), rtol=1e-4, atol=1e-6)
+    torch.testing.assert_close(la32.grad, la64.grad.float(), rtol=1e-4, atol=1e-6)
+
+def test_trades_step_stays_finite_on_saturated_logits(tmp_path):
+    "One TRADES training step through the engine's pieces when the natural softmax saturates: loss and every gradient finite."
+    t = Trainer(baseline_config('trades', 'smoke', name='sat', out_dir=str(tmp_path), **TINY), resume=False)
+    with torch.no_grad(): t.net.fc.bias.copy_(torch.linspace(-150, 150, t.net.fc.bias.numel()))   # logit gaps of ~300
+    idx, x, y = next(t.data.batches(t.cfg.batch_size, torch.Generator().manual_seed(0)))
+    with t.amp: loss, stats = t.method.loss(t, idx, x, y)
+    loss.backward()
+    assert torch.isfinite(loss) and all(torch.isfinite(v) for v in stats.values())
+    bad = [n for n, p in t.net.named_parameters() if p.grad is not None and not torch.isfinite(p.grad).all()]
+    assert not bad, f"non-finite gradients in {bad}"
