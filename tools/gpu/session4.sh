@@ -100,7 +100,8 @@ pack() {
 }
 
 if [ "${GPUS_PER_RUN:-1}" = 2 ]; then   # longer runs: SwARo and RoCL each data-parallel over two GPUs, SimCLR after RoCL, TRADES re-checked
-  q1() { train 0,1 swaro-$N --method swaro --p 0.75; evaluate 0 swaro-$N "${fullev[@]}" & local ev=$!; baselines 1 "trades" c; wait $ev; }
+  # (no `--p 0.75`, the default: torchrun's own parser takes `--p` for an abbreviation of its `--print-completion` and stops)
+  q1() { train 0,1 swaro-$N --method swaro; evaluate 0 swaro-$N "${fullev[@]}" & local ev=$!; baselines 1 "trades" c; wait $ev; }
   q2() { train 2,3 rocl-$N --method rocl; train 2,3 simclr-$N --method simclr
          evaluate 2 rocl-$N "${fullev[@]}" & local ev=$!; evaluate 3 simclr-$N "${fullev[@]}"; wait $ev; }
   q0() { :; }; q3() { :; }; ddp_bench() { :; }
