@@ -440,8 +440,8 @@ class Trainer:
 
     # --- pieces methods use ---
     def views(self, x: torch.Tensor, n: int = 2, **aug):
-        "`n` independently augmented float views of a uint8 batch (`simclr_augment` keywords; float32, outside autocast)."
-        with torch.autocast(self.device.type, enabled=False): v = simclr_augment(torch.cat([x] * n), generator=self.gen, **aug)
+        "`n` independently augmented float views of a uint8 batch (`simclr_augment` keywords; float32 under any autocast)."
+        v = simclr_augment(torch.cat([x] * n), generator=self.gen, **aug)
         if self.cuda and self.cfg.channels_last: v = v.contiguous(memory_format=torch.channels_last)
         return v.chunk(n)
     def contrastive(self, z1, z2):
