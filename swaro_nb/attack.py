@@ -8,20 +8,12 @@ import math
 from contextlib import contextmanager
 import torch
 from .losses import nt_xent
-from .cluster import eval_mode
+from .core import eval_mode, same_device
 
 # %% auto #0
-__all__ = ['random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd']
+__all__ = ['random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd', 'GraphedPGD']
 
 # %% ../nbs/05_attack.ipynb #64320992
-def _same_device(a: torch.device | str, b: torch.device | str) -> bool:
-    "True when two devices are the same (cuda without an index means the current device)."
-    a, b = torch.device(a), torch.device(b)
-    if a.type != b.type: return False
-    if a.type != 'cuda': return True
-    cur = torch.cuda.current_device() if torch.cuda.is_available() else 0
-    return (a.index if a.index is not None else cur) == (b.index if b.index is not None else cur)
-
 def random_permutation(
     n: int,  # size of the batch
     generator: torch.Generator | None = None,  # source of randomness; the permutation is drawn on its device
@@ -32,7 +24,7 @@ def random_permutation(
         raise ValueError(f"n must be a non-negative int, got {n!r}")
     if device is None: device = generator.device if generator is not None else 'cpu'
     device = torch.device(device)
-    if generator is not None and not _same_device(generator.device, device):
+    if generator is not None and not same_device(generator.device, device):
         raise ValueError(f"the generator lives on {generator.device} but the permutation is wanted on {device}; "
                          f"create the generator with torch.Generator(device='{device}')")
     return torch.randperm(n, generator=generator, device=device)
@@ -86,7 +78,7 @@ def contrastive_pgd(
     if delta0 is not None and (not isinstance(delta0, torch.Tensor) or delta0.shape != x1.shape):
         raise ValueError(f"delta0 must be a tensor of x1's shape {tuple(x1.shape)}, "
                          f"got {tuple(delta0.shape) if isinstance(delta0, torch.Tensor) else type(delta0).__name__}")
-    if generator is not None and not _same_device(generator.device, x1.device):
+    if generator is not None and not same_device(generator.device, x1.device):
         raise ValueError(f"the generator lives on {generator.device} but x1 on {x1.device}; "
                          f"use torch.Generator(device='{x1.device}')")
     fmt = torch.channels_last if x1.ndim == 4 and not x1.is_contiguous() and x1.is_contiguous(memory_format=torch.channels_last) \
@@ -159,7 +151,7 @@ def swaro_pgd(
     if not isinstance(labels, torch.Tensor) or tuple(labels.shape) != (n,) or labels.is_floating_point() or labels.is_complex():
         raise ValueError(f"labels must be an integer tensor of shape ({n},) (one pseudo-label per image), "
                          f"got {(labels.dtype, tuple(labels.shape)) if isinstance(labels, torch.Tensor) else type(labels).__name__}")
-    if generator is not None and not _same_device(generator.device, x1.device):
+    if generator is not None and not same_device(generator.device, x1.device):
         raise ValueError(f"the generator lives on {generator.device} but x1 on {x1.device}; use torch.Generator(device='{x1.device}')")
     if perm is None: perm = random_permutation(n, generator, device=x1.device)
     else:  # a caller-given permutation is checked (one small host sync; the trainer draws it here instead)
@@ -175,3 +167,42 @@ def swaro_pgd(
     x_adv = (core or contrastive_pgd)(model, x1, target_z, beta, eps, alpha, steps, temperature, random_start, generator,
                                       detach_keys=detach_keys)
     return x_adv, (beta < 0).float().mean()
+
+# %% ../nbs/05_attack.ipynb #fb649d40
+class GraphedPGD:
+    "`contrastive_pgd` replayed from CUDA graphs, one captured per batch shape and setting: the same function without per-step launch overhead."
+    def __init__(self): self.graphs, self.failed = {}, False
+    def __call__(self, model, x1, target_z, beta=None, eps=8/255, alpha=1/255, steps=7, temperature=0.5,
+                 random_start=True, generator=None, delta0=None, detach_keys=False):
+        if delta0 is None:  # the random start is drawn outside the graph, exactly as contrastive_pgd draws it
+            delta0 = ((torch.rand(x1.shape, generator=generator, device=x1.device, dtype=x1.dtype) * 2 - 1) * eps if random_start
+                      else torch.zeros_like(x1))
+        kw = dict(eps=eps, alpha=alpha, steps=steps, temperature=temperature, random_start=False, detach_keys=detach_keys)
+        if self.failed or not x1.is_cuda:
+            return contrastive_pgd(model, x1, target_z, beta, generator=generator, delta0=delta0, **kw)
+        amp = torch.is_autocast_enabled('cuda')
+        key = (id(model), tuple(x1.shape), x1.stride(), x1.dtype, tuple(target_z.shape), target_z.dtype, beta is not None, amp,
+               tuple(sorted(kw.items())))
+        g = self.graphs.get(key)
+        if g is None:
+            try: g = self.graphs[key] = self._capture(model, x1, target_z, beta, delta0, amp, kw)
+            except Exception as e:  # capture is an optimisation: fall back to the eager loop, and say so once
+                import warnings; warnings.warn(f"CUDA graph capture of the attack failed ({type(e).__name__}: {e}); running it eagerly")
+                self.failed = True
+                return contrastive_pgd(model, x1, target_z, beta, generator=generator, delta0=delta0, **kw)
+        g['x1'].copy_(x1); g['tz'].copy_(target_z); g['d0'].copy_(delta0)
+        if beta is not None: g['beta'].copy_(beta)
+        g['graph'].replay()
+        return g['out'].clone()
+    def _capture(self, model, x1, target_z, beta, delta0, amp, kw):
+        st = dict(x1=x1.clone(), tz=target_z.clone(), d0=delta0.clone(), beta=None if beta is None else beta.clone())
+        def run():
+            with torch.autocast('cuda', dtype=torch.bfloat16, enabled=amp, cache_enabled=False):
+                return contrastive_pgd(model, st['x1'], st['tz'], st['beta'], delta0=st['d0'], **kw)
+        s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3): run()          # warm-up: cuDNN autotuning and allocations happen outside the capture
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph): out = run()
+        return dict(graph=graph, out=out, **st)

@@ -7,12 +7,15 @@ from __future__ import annotations
 import functools, math
 from dataclasses import dataclass, fields
 import torch
+import torch.nn.functional as F
 from torch import Tensor
+from .core import to_float, same_device
 
 # %% auto #0
-__all__ = ['JITTER_OPS', 'N_UNIFORMS', 'to_float', 'rgb_to_grayscale', 'adjust_brightness', 'adjust_contrast',
-           'adjust_saturation', 'adjust_hue', 'color_jitter_batch', 'resized_crop_batch', 'crop_boxes_from_uniforms',
-           'AugmentParams', 'sample_augment_params', 'apply_augment_params', 'simclr_augment']
+__all__ = ['JITTER_OPS', 'N_UNIFORMS', 'rgb_to_grayscale', 'adjust_brightness', 'adjust_contrast', 'adjust_saturation',
+           'adjust_hue', 'color_jitter_batch', 'resized_crop_batch', 'crop_boxes_from_uniforms', 'AugmentParams',
+           'sample_augment_params', 'apply_augment_params', 'simclr_augment', 'crop_flip_params', 'apply_crop_flip',
+           'crop_flip']
 
 # %% ../nbs/01_augment.ipynb #64b732af
 def _check_prob(p, name: str) -> float:
@@ -53,18 +56,11 @@ def _check_batch(x, name: str = 'x', dtype: str = 'uint8') -> None:
     if x.ndim != 4: raise ValueError(f"{name} must be a batch of images (B,3,H,W), got shape {tuple(x.shape)} (ndim {x.ndim})")
     if x.shape[1] != 3: raise ValueError(f"{name} must have 3 colour channels in dim 1 (B,3,H,W), got shape {tuple(x.shape)}")
 
-def _same_device(a, b) -> bool:
-    a, b = torch.device(a), torch.device(b)
-    if a.type != b.type: return False
-    if a.type != 'cuda': return True
-    cur = torch.cuda.current_device()
-    return (cur if a.index is None else a.index) == (cur if b.index is None else b.index)
-
 def _check_generator(generator, device) -> None:
     if generator is None: return
     if not isinstance(generator, torch.Generator):
         raise ValueError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
-    if not _same_device(generator.device, device):
+    if not same_device(generator.device, device):
         raise ValueError(f"generator is on {generator.device} but the data is on {device}; "
                          f"create it with torch.Generator(device={str(device)!r})")
 
@@ -83,15 +79,6 @@ def _const(values: tuple, device: torch.device, dtype: torch.dtype, shape: tuple
     "A cached constant tensor on `device` (created once, so no host-to-device copy per call)."
     t = torch.tensor(values, dtype=dtype, device=device)
     return t.view(shape) if shape is not None else t
-
-# %% ../nbs/01_augment.ipynb #d72dd434
-def to_float(
-    x: Tensor, # uint8 images of any shape, values 0..255
-) -> Tensor: # float32, same shape, values in [0, 1]
-    "Convert uint8 images to float32 in [0, 1] without augmentation."
-    if not isinstance(x, Tensor) or x.dtype != torch.uint8:
-        raise ValueError(f"to_float expects a uint8 tensor, got {getattr(x, 'dtype', type(x).__name__)}")
-    return x.to(torch.float32).mul_(1.0 / 255)
 
 # %% ../nbs/01_augment.ipynb #e0b01617
 def rgb_to_grayscale(
@@ -362,3 +349,44 @@ def simclr_augment(
                                    flip_p, jitter, jitter_p, gray_p)
     with torch.autocast(x.device.type, enabled=False):  # float32 whatever the caller's autocast (bf16 broke colour jitter on CUDA)
         return apply_augment_params(x, params, sz, color_first)
+
+# %% ../nbs/01_augment.ipynb #23cbe1d6
+def crop_flip_params(n: int,  # number of images
+                     padding: int = 4,  # zero padding on each side
+                     flip_p: float = 0.5,  # probability of a horizontal flip
+                     generator: torch.Generator | None = None,  # randomness, on `device`
+                     device=None,  # where the parameters live (default: the generator's device, else CPU)
+                    ) -> tuple[torch.Tensor, torch.Tensor]:  # (n, 2) int64 (row, column) offsets in [0, 2*padding], (n,) bool flips
+    "Random crop offsets and flip decisions of `RandomCrop(size, padding)` + `RandomHorizontalFlip(flip_p)` for `n` images."
+    if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0: raise ValueError(f"padding must be an int >= 0, got {padding!r}")
+    if not 0 <= flip_p <= 1: raise ValueError(f"flip_p must be a probability in [0, 1], got {flip_p!r}")
+    device = torch.device(device if device is not None else (generator.device if generator is not None else 'cpu'))
+    off = torch.randint(0, 2 * padding + 1, (n, 2), generator=generator, device=device)
+    flip = torch.rand(n, generator=generator, device=device) < flip_p
+    return off, flip
+
+def apply_crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype
+                    offsets: torch.Tensor,  # (B, 2) int64 (row, column) offsets into the padded image
+                    flip: torch.Tensor,  # (B,) bool: flip horizontally after cropping
+                    padding: int = 4,  # zero padding on each side
+                   ) -> torch.Tensor:  # (B, C, H, W) crops, x's dtype
+    "Crop each zero-padded image at its offsets (same size as the input) and flip the chosen ones, in one gather."
+    B, C, H, W = x.shape
+    if offsets.shape != (B, 2) or flip.shape != (B,): raise ValueError(f"offsets must be ({B}, 2) and flip ({B},), got {tuple(offsets.shape)} and {tuple(flip.shape)}")
+    xp = F.pad(x, (padding,) * 4)
+    rows = offsets[:, :1] + torch.arange(H, device=x.device)                     # (B, H)
+    cols = offsets[:, 1:] + torch.arange(W, device=x.device)                     # (B, W)
+    cols = torch.where(flip[:, None], cols.flip(1), cols)
+    b = torch.arange(B, device=x.device)[:, None, None, None]
+    c = torch.arange(C, device=x.device)[None, :, None, None]
+    return xp[b, c, rows[:, None, :, None], cols[:, None, None, :]]
+
+def crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype (uint8 or [0,1] float)
+              generator: torch.Generator | None = None,  # randomness, on x's device
+              padding: int = 4,  # zero padding on each side before the random crop
+              flip_p: float = 0.5,  # probability of a horizontal flip
+             ) -> torch.Tensor:  # (B, C, H, W) randomly cropped and flipped images, x's dtype
+    "Random crop of the zero-padded image and random horizontal flip (torchvision's CIFAR augmentation), batched on the device."
+    if not isinstance(x, torch.Tensor) or x.ndim != 4: raise ValueError(f"x must be a (B, C, H, W) tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    off, flip = crop_flip_params(x.shape[0], padding, flip_p, generator, x.device)
+    return apply_crop_flip(x, off, flip, padding)

@@ -11,14 +11,16 @@ import torch.nn.functional as F
 import torch.distributed as dist
 
 from .data import check_name
-from .augment import simclr_augment, to_float
+from .core import to_float, eval_mode
+from .augment import simclr_augment, crop_flip_params, apply_crop_flip, crop_flip
 from .encoder import ResNet18, ContrastiveNet, ProjectionHead, Normalize, fold_bn
 from .losses import nt_xent
-from .cluster import eval_mode
-from .linear import crop_flip_params, apply_crop_flip, crop_flip  # the CIFAR crop+flip of 07_linear_eval, re-exported
 from .robustness import pgd
-from .train import (Method, register_method, METHODS, PRESETS, TrainConfig, ConfigError, make_config,
-                            gather_cat, LARS, Trainer)
+from .losses import gather_cat
+from .config import PRESETS, TrainConfig, ConfigError, make_config
+from .optim import LARS
+from .methods import Method, register_method, METHODS
+from .train import Trainer
 
 # %% auto #0
 __all__ = ['BASELINES', 'IMAGENET_STATS', 'CIFAR_STATS', 'SWAV_STATS', 'BN_MODES', 'BASELINE_PRESETS', 'BASELINE_BUDGETS',

@@ -8,60 +8,10 @@ import contextlib, dataclasses, operator
 from typing import Callable
 import torch
 import torch.nn.functional as F
+from .core import extract_features, eval_mode
 
 # %% auto #0
-__all__ = ['eval_mode', 'extract_features', 'KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels']
-
-# %% ../nbs/04_cluster.ipynb #5c9c3591
-@contextlib.contextmanager
-def eval_mode(
-    *modules: torch.nn.Module,  # models (or any modules) to switch to eval mode inside the `with` block
-):
-    "Context manager: put the modules and all their submodules in eval mode, then restore each submodule's previous mode."
-    modes = [(m, m.training) for module in modules for m in module.modules()]
-    for module in modules: module.eval()
-    try:
-        yield modules[0] if len(modules) == 1 else modules
-    finally:
-        for m, training in modes: m.training = training
-
-# %% ../nbs/04_cluster.ipynb #0895df13
-_AUTOCAST_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-
-def extract_features(
-    fn: Callable[[torch.Tensor], torch.Tensor],  # maps float [0,1] images (B,3,H,W) to features (B,d), e.g. `model.features`
-    images: torch.Tensor,  # uint8 (N,3,H,W) images, on any device
-    batch_size: int = 1024,  # images per forward pass
-    device: torch.device | str | None = None,  # where `fn` runs and the features are returned; default: the images' device
-    dtype: torch.dtype = torch.float32,  # compute precision: float32, or bfloat16/float16 to run `fn` under autocast
-) -> torch.Tensor:  # float32 (N,d) features on `device` (features of more than 2 dims are flattened)
-    "Features `fn(images/255)` of all images, computed in batches under `torch.no_grad`, as one float32 (N,d) tensor."
-    if not isinstance(images, torch.Tensor):
-        raise ValueError(f"images must be a torch.Tensor, got {type(images).__name__}")
-    if images.dtype != torch.uint8:
-        raise ValueError(f"images must be uint8 in [0,255] (they are divided by 255 here), got {images.dtype}")
-    if images.ndim != 4:
-        raise ValueError(f"images must be 4-D (N,3,H,W), got shape {tuple(images.shape)}")
-    if images.shape[0] < 1:
-        raise ValueError("images is empty (N=0): there is nothing to extract")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    if dtype not in _AUTOCAST_DTYPES:
-        raise ValueError(f"dtype must be one of {_AUTOCAST_DTYPES}, got {dtype!r}")
-    dev = images.device if device is None else torch.device(device)
-    n, out = images.shape[0], None
-    amp = contextlib.nullcontext() if dtype == torch.float32 else torch.autocast(dev.type, dtype=dtype)
-    with torch.no_grad(), amp:
-        for s in range(0, n, batch_size):
-            xb = images[s:s + batch_size].to(dev, non_blocking=True).float().div_(255)
-            fb = fn(xb)
-            if not isinstance(fb, torch.Tensor) or fb.ndim < 2 or fb.shape[0] != xb.shape[0]:
-                raise ValueError(f"fn must return a (B,d) tensor for a batch of B={xb.shape[0]} images, got "
-                                 f"{tuple(fb.shape) if isinstance(fb, torch.Tensor) else type(fb).__name__}")
-            fb = fb.flatten(1)
-            if out is None: out = torch.empty(n, fb.shape[1], device=dev, dtype=torch.float32)
-            out[s:s + xb.shape[0]] = fb
-    return out
+__all__ = ['KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels']
 
 # %% ../nbs/04_cluster.ipynb #8342150e
 @dataclasses.dataclass
@@ -269,7 +219,7 @@ def kmeans(
         inertia = sum(((xc[s:s + rows] - c[labels[s:s + rows]]) ** 2).sum(1).double().sum() for s in range(0, x.shape[0], rows))
     return KMeansResult(centroids=c + mu, labels=labels, inertia=float(inertia), backend=backend)
 
-# %% ../nbs/04_cluster.ipynb #6aea0ee3
+# %% ../nbs/04_cluster.ipynb #9e9775bc
 def pseudo_labels(
     fn: Callable[[torch.Tensor], torch.Tensor],  # float [0,1] images -> (B,d) features, e.g. `model.features` (in eval mode)
     images: torch.Tensor,  # uint8 (N,3,H,W) clean training images, on any device
@@ -280,11 +230,11 @@ def pseudo_labels(
     l2_normalize: bool = True,  # cluster unit vectors (cosine geometry of contrastive features)
     backend: str = 'auto',  # 'faiss', 'torch' or 'auto' (see `kmeans`)
     device: torch.device | str | None = None,  # where the features are computed and clustered; default: the images' device
-    dtype: torch.dtype = torch.float32,  # feature extraction precision (bfloat16/float16: under autocast)
+    amp: bool | None = None,  # bf16 autocast for the features (None: on CUDA only, see `swaro_nb.core.amp_context`)
     spherical: bool = False,  # unit-norm centroids as well
     init: str | torch.Tensor = 'k-means++',  # or (k,d) centroids to start from (e.g. the previous refresh's)
 ) -> KMeansResult:  # `.labels[i]` is the pseudo-label of image i
     "Pseudo-label every image: features in batches, optional L2 normalisation, then k-means into k clusters."
-    feats = extract_features(fn, images, batch_size, device=device, dtype=dtype)
+    feats = extract_features(fn, images, batch_size, device=device, amp=amp)
     if l2_normalize: feats = F.normalize(feats, dim=1)
     return kmeans(feats, k, niter=niter, seed=seed, backend=backend, spherical=spherical, init=init)

@@ -5,41 +5,25 @@
 # %% ../nbs/07_linear_eval.ipynb #58f6fd36
 from __future__ import annotations
 import copy, math, time
-from contextlib import nullcontext
 from dataclasses import dataclass
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
+from .core import as_device, amp_context, to_float, describe, extract_features
+from .augment import crop_flip
+from .robustness import pgd
 
 # %% auto #0
-__all__ = ['LinearClassifier', 'scale_milestones', 'step_lr', 'crop_flip_params', 'apply_crop_flip', 'crop_flip',
-           'extract_features', 'LinearResult', 'linear_eval', 'robust_linear_eval']
+__all__ = ['LinearClassifier', 'scale_milestones', 'step_lr', 'LinearResult', 'linear_eval', 'robust_linear_eval']
 
 # %% ../nbs/07_linear_eval.ipynb #641daa60
-def _device(device) -> torch.device:
-    "The device to run on: the argument, else CUDA when available, else the CPU."
-    if device is not None: return torch.device(device)
-    return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
-
-def _amp_ctx(device: torch.device, amp: bool | None):
-    "bf16 autocast on CUDA unless `amp` is False (on the CPU only when `amp` is True); otherwise nothing."
-    on = (device.type == 'cuda' and amp is not False) or amp is True
-    return torch.autocast(device.type, dtype=torch.bfloat16) if on else nullcontext()
-
-def _to_float(x: torch.Tensor) -> torch.Tensor:
-    "uint8 images -> float32 in [0,1]; floating-point images -> float32 as they are."
-    return x.float().div_(255) if x.dtype == torch.uint8 else x.float()
-
-def _what(t) -> str:
-    return f"dtype {t.dtype}, shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
-
 def _check_data(images, labels, name: str):
     "Raise ValueError unless `images` is (N, C, H, W) uint8 or float and `labels` int64 (N,), N > 0."
     if not isinstance(images, torch.Tensor) or images.ndim != 4 or not (images.dtype == torch.uint8 or images.is_floating_point()):
-        raise ValueError(f"{name}_images must be a uint8 (or [0,1] float) tensor (N, C, H, W), got {_what(images)}")
+        raise ValueError(f"{name}_images must be a uint8 (or [0,1] float) tensor (N, C, H, W), got {describe(images)}")
     if not isinstance(labels, torch.Tensor) or labels.dtype != torch.int64 or labels.shape != images.shape[:1]:
-        raise ValueError(f"{name}_labels must be an int64 tensor of shape ({images.shape[0]},), got {_what(labels)}")
+        raise ValueError(f"{name}_labels must be an int64 tensor of shape ({images.shape[0]},), got {describe(labels)}")
     if len(labels) == 0: raise ValueError(f"the {name} set is empty")
 
 def _pos_int(v, name: str):
@@ -98,68 +82,6 @@ def step_lr(lr: float,  # base learning rate
     "Learning rate of an epoch under step decay: lr * gamma ** (number of milestones <= epoch)."
     return lr * gamma ** sum(m <= epoch for m in milestones)
 
-# %% ../nbs/07_linear_eval.ipynb #8b0eb787
-def crop_flip_params(n: int,  # number of images
-                     padding: int = 4,  # zero padding on each side
-                     flip_p: float = 0.5,  # probability of a horizontal flip
-                     generator: torch.Generator | None = None,  # randomness, on `device`
-                     device=None,  # where the parameters live (default: the generator's device, else CPU)
-                    ) -> tuple[torch.Tensor, torch.Tensor]:  # (n, 2) int64 (row, column) offsets in [0, 2*padding], (n,) bool flips
-    "Random crop offsets and flip decisions of `RandomCrop(size, padding)` + `RandomHorizontalFlip(flip_p)` for `n` images."
-    if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0: raise ValueError(f"padding must be an int >= 0, got {padding!r}")
-    if not 0 <= flip_p <= 1: raise ValueError(f"flip_p must be a probability in [0, 1], got {flip_p!r}")
-    device = torch.device(device if device is not None else (generator.device if generator is not None else 'cpu'))
-    off = torch.randint(0, 2 * padding + 1, (n, 2), generator=generator, device=device)
-    flip = torch.rand(n, generator=generator, device=device) < flip_p
-    return off, flip
-
-def apply_crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype
-                    offsets: torch.Tensor,  # (B, 2) int64 (row, column) offsets into the padded image
-                    flip: torch.Tensor,  # (B,) bool: flip horizontally after cropping
-                    padding: int = 4,  # zero padding on each side
-                   ) -> torch.Tensor:  # (B, C, H, W) crops, x's dtype
-    "Crop each zero-padded image at its offsets (same size as the input) and flip the chosen ones, in one gather."
-    B, C, H, W = x.shape
-    if offsets.shape != (B, 2) or flip.shape != (B,): raise ValueError(f"offsets must be ({B}, 2) and flip ({B},), got {tuple(offsets.shape)} and {tuple(flip.shape)}")
-    xp = F.pad(x, (padding,) * 4)
-    rows = offsets[:, :1] + torch.arange(H, device=x.device)                     # (B, H)
-    cols = offsets[:, 1:] + torch.arange(W, device=x.device)                     # (B, W)
-    cols = torch.where(flip[:, None], cols.flip(1), cols)
-    b = torch.arange(B, device=x.device)[:, None, None, None]
-    c = torch.arange(C, device=x.device)[None, :, None, None]
-    return xp[b, c, rows[:, None, :, None], cols[:, None, None, :]]
-
-def crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype (uint8 or [0,1] float)
-              generator: torch.Generator | None = None,  # randomness, on x's device
-              padding: int = 4,  # zero padding on each side before the random crop
-              flip_p: float = 0.5,  # probability of a horizontal flip
-             ) -> torch.Tensor:  # (B, C, H, W) randomly cropped and flipped images, x's dtype
-    "Random crop of the zero-padded image and random horizontal flip (torchvision's CIFAR augmentation), batched on the device."
-    if not isinstance(x, torch.Tensor) or x.ndim != 4: raise ValueError(f"x must be a (B, C, H, W) tensor, got {getattr(x, 'shape', type(x).__name__)}")
-    off, flip = crop_flip_params(x.shape[0], padding, flip_p, generator, x.device)
-    return apply_crop_flip(x, off, flip, padding)
-
-# %% ../nbs/07_linear_eval.ipynb #9db37853
-@torch.no_grad()
-def extract_features(encoder: nn.Module,  # maps [0,1] images to features; run in eval mode
-                     images: torch.Tensor,  # (N, C, H, W) uint8 or [0,1] float, on any device
-                     batch_size: int = 1024,  # images per forward pass
-                     device=None,  # where to run (default: CUDA if available)
-                     amp: bool | None = None,  # bf16 autocast (None: on CUDA only)
-                    ) -> torch.Tensor:  # (N, feat_dim) float32 features on `device`
-    "Features of a whole image set, computed with the encoder in eval mode (each submodule's mode is restored after)."
-    dev = _device(device)
-    modes = [(m, m.training) for m in encoder.modules()]
-    encoder.eval()
-    try:
-        out = []
-        for i in range(0, len(images), batch_size):
-            x = _to_float(images[i:i + batch_size].to(dev, non_blocking=True))
-            with _amp_ctx(dev, amp): out.append(encoder(x).flatten(1).float())
-        return torch.cat(out)
-    finally:
-        for m, was in modes: m.training = was
-
 # %% ../nbs/07_linear_eval.ipynb #27d5c6cf
 @dataclass
 class LinearResult:
@@ -190,7 +112,7 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
     lo, hi = int(train_labels.min()), int(train_labels.max())
     if lo < 0 or hi >= n_classes: raise ValueError(f"train labels must lie in [0, {n_classes}), got [{lo}, {hi}]")
     ms = scale_milestones(milestones, epochs, milestone_ref)
-    dev = _device(device)
+    dev = as_device(device)
     with torch.random.fork_rng(devices=[]):  # the head's initial weights depend on `seed` only; the global stream is untouched
         torch.manual_seed(seed)
         model = LinearClassifier(encoder, feat_dim, n_classes).to(dev)
@@ -211,10 +133,10 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
             idx = perm[i:i + batch_size]
             y = ys[idx]
             if on_the_fly:
-                x = _to_float(xs[idx])
+                x = to_float(xs[idx])
                 if augment: x = crop_flip(x, g)
                 if attack is not None: x = attack(model, x, y, g)
-                with torch.no_grad(), _amp_ctx(dev, amp): f = model.features(x).float()
+                with torch.no_grad(), amp_context(dev, amp): f = model.features(x).float()
             else: f = feats[idx]
             loss = F.cross_entropy(model.head(f), y)
             opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
@@ -278,7 +200,6 @@ def robust_linear_eval(encoder: nn.Module,  # frozen feature extractor on [0,1] 
                        amp: bool | None = None,  # bf16 autocast for the encoder (None: on CUDA only)
                       ) -> LinearResult:
     "Robust linear evaluation (rLE): LE whose head trains on PGD-10 l_inf cross-entropy examples crafted through encoder + current head."
-    from swaro_nb.robustness import pgd  # defined in 08_robustness
     def attack(model, x, y, g):
         return pgd(model, x, y, 'linf', eps, alpha, steps, random_start=True, generator=g, amp=amp)
     return _fit_linear(encoder, train_images, train_labels, test_images, test_labels, feat_dim, n_classes, epochs=epochs, lr=lr,

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 import torch
 import torch.nn.functional as F
+import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['info_nce_logits', 'nt_xent']
+__all__ = ['info_nce_logits', 'nt_xent', 'gather_cat', 'multi_view_nt_xent']
 
 # %% ../nbs/03_ntxent.ipynb #039f1899
 def _check_pair(z1: torch.Tensor, z2: torch.Tensor, temperature: float):
@@ -60,3 +61,26 @@ def nt_xent(
     logits, targets = info_nce_logits(z1, z2, temperature, detach_keys=detach_keys)
     with torch.autocast(device_type=logits.device.type, enabled=False):
         return F.cross_entropy(logits, targets, reduction=reduction)
+
+# %% ../nbs/03_ntxent.ipynb #ce5222af
+def gather_cat(z: torch.Tensor) -> torch.Tensor:
+    "All-gather `z` across DDP ranks with gradients flowing back to each rank's part (identity without DDP)."
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1: return z
+    from torch.distributed.nn.functional import all_gather
+    return torch.cat(all_gather(z))
+
+def multi_view_nt_xent(zs: list,             # V tensors (N, d): view v of image i is zs[v][i]
+                       temperature: float = 0.5,  # NT-Xent temperature
+                       gather: bool = False  # all-gather across DDP ranks first
+                      ) -> torch.Tensor:
+    "NT-Xent over V views: each of the V*N anchors has its V-1 other views as positives (mean of their log-probabilities)."
+    with torch.autocast(zs[0].device.type, enabled=False):
+        zs = [F.normalize((gather_cat(z) if gather else z).float(), dim=1) for z in zs]
+        V, N = len(zs), zs[0].shape[0]
+        z = torch.cat(zs)
+        sim = z @ z.T / temperature
+        sim.fill_diagonal_(float('-inf'))
+        logp = sim.log_softmax(dim=1)
+        ids = torch.arange(N, device=z.device).repeat(V)
+        pos = (ids[:, None] == ids[None, :]) & ~torch.eye(V * N, dtype=torch.bool, device=z.device)
+        return -(logp.masked_fill(~pos, 0).sum(1) / (V - 1)).mean()
