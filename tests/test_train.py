@@ -3,7 +3,8 @@ import json, subprocess, sys
 from pathlib import Path
 import pytest, torch
 from conftest import script
-from swaro_nb.train import make_config, train, Trainer, ConfigError
+from swaro_nb.config import make_config, ConfigError
+from swaro_nb.train import train, Trainer, CheckpointError
 
 TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=4, attack_warmup_epochs=1,
             n_clusters=10, attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
@@ -21,7 +22,7 @@ def test_interrupted_and_resumed_equals_uninterrupted(tmp_path, method):
     for k in a: assert torch.equal(a[k], b[k]), k
     la = [r['loss'] for r in full.history]; lb = [r['loss'] for r in resumed.history]
     assert la == lb
-    if method == 'swaro': assert torch.equal(full.pseudo, resumed.pseudo)
+    if method == 'swaro': assert torch.equal(full.method.pseudo, resumed.method.pseudo)
 
 def test_time_limit_stops_checkpointed_and_resumes_exactly(tmp_path):
     "A time limit shorter than an epoch: one epoch per call, checkpoint and run.json at that epoch; chained calls == one run."
@@ -44,8 +45,8 @@ def test_checkpoint_is_atomic_and_complete(tmp_path):
     files = sorted(p.name for p in t.dir.iterdir())
     assert 'checkpoint.pt' in files and not any('.tmp' in f for f in files)
     s = torch.load(t.dir / 'checkpoint.pt', weights_only=False)
-    for k in ('model', 'opt', 'epoch', 'order_gen', 'gen', 'rng', 'torch_rng', 'pseudo', 'config'): assert k in s
-    assert s['epoch'] == 2 and s['pseudo'] is not None and len(s['pseudo']) == 100
+    for k in ('model', 'opt', 'epoch', 'order_gen', 'gen', 'rng', 'torch_rng', 'method', 'config'): assert k in s
+    assert s['epoch'] == 2 and s['method']['pseudo'] is not None and len(s['method']['pseudo']) == 100
     rec = json.loads((t.dir / 'run.json').read_text())
     for k in ('card', 'commit', 'date', 'method', 'epochs', 'train_seconds'): assert k in rec
     lines = (t.dir / 'metrics.jsonl').read_text().splitlines()
@@ -53,7 +54,7 @@ def test_checkpoint_is_atomic_and_complete(tmp_path):
 
 def test_resume_refuses_a_different_run(tmp_path):
     train(make_config('smoke', name='x', out_dir=str(tmp_path), **{**TINY, 'epochs': 1}))
-    with pytest.raises(ConfigError, match='is a swaro width-8 run'):
+    with pytest.raises(CheckpointError, match='is a swaro width-8 run'):
         Trainer(make_config('smoke', name='x', out_dir=str(tmp_path), **{**TINY, 'epochs': 1, 'width': 16}))
 
 @pytest.mark.parametrize('over,msg', [
@@ -61,7 +62,8 @@ def test_resume_refuses_a_different_run(tmp_path):
     (dict(method='moco'), 'unknown method'), (dict(dataset='mnist'), 'unknown dataset'),
     (dict(epochs=0), 'epochs: must be >= 1'), (dict(eps=-1.0), 'eps: must be >= 0'), (dict(loss_form='x'), 'loss_form')])
 def test_bad_configs(over, msg):
-    with pytest.raises(ConfigError, match=msg): make_config('smoke', **over).validate()
+    from swaro_nb.methods import check_config
+    with pytest.raises(ConfigError, match=msg): check_config(make_config('smoke', **over))
 
 def test_console_script_trains_and_reports_errors(tmp_path):
     r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'cli', '--out-dir', str(tmp_path), '--epochs', '1',
@@ -70,4 +72,21 @@ def test_console_script_trains_and_reports_errors(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'cli' / 'checkpoint.pt').exists() and 'epochs done: 1/1' in r.stdout
     r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--batch-size', '1', '--out-dir', str(tmp_path)], capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr.startswith('error:') and 'Traceback' not in r.stderr
+    assert r.returncode == 2 and r.stderr.startswith('swaro_train: error:') and 'Traceback' not in r.stderr
+
+def test_truncated_checkpoint_is_reported_and_kept(tmp_path):
+    "A 100-byte checkpoint: one clear error line from the console script, exit 2, the file left as it was."
+    d = tmp_path / 'smoke'; d.mkdir(); (d / 'checkpoint.pt').write_bytes(b'x' * 100)
+    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'smoke', '--out-dir', str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 2 and 'truncated or corrupt' in r.stderr and '--name' in r.stderr and 'Traceback' not in r.stderr, r.stderr
+    assert (d / 'checkpoint.pt').read_bytes() == b'x' * 100
+
+def test_missing_data_root_leaves_no_run_folder(tmp_path):
+    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'x', '--out-dir', str(tmp_path / 'runs'),
+                        '--data-root', str(tmp_path / 'nonexistent')], capture_output=True, text=True)
+    assert r.returncode == 2 and 'swaro_data fetch cifar10' in r.stderr and 'Traceback' not in r.stderr, r.stderr
+    assert not (tmp_path / 'runs').exists()
+
+def test_help_shows_the_presets_defaults():
+    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--help'], capture_output=True, text=True)
+    assert r.returncode == 0 and 'default 6 (preset smoke)' in r.stdout and '_MISSING_TYPE' not in r.stdout
