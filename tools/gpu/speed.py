@@ -1,0 +1,76 @@
+#!/usr/bin/env python
+"""The engine's speed, measured on a GPU in one job: the card's bf16 matmul peak, fast paths against the eager step
+(agreement), then for each variant a real SwARo epoch (clustering, monitor, checkpoints included) and its per-phase
+profile. One JSON record per item is appended to OUT (written atomically after each item, so a cut job keeps what it
+measured). Under torchrun every rank trains and rank 0 writes (DDP at the given global batch).
+
+  python tools/gpu/speed.py --out /root/swaro/speed.json [--variants base,attack,all] [--batches 512,256] [--agreement]
+  torchrun --nproc_per_node 4 tools/gpu/speed.py --out ... --variants all --batches 512 --tag ddp4
+"""
+import argparse, json, os, sys, time
+from dataclasses import replace
+from pathlib import Path
+import torch
+from swaro_nb.core import run_stamp
+from swaro_nb.config import make_config
+from swaro_nb.train import Trainer, init_distributed
+from swaro_nb.bench import matmul_peak_tflops, step_flops, profile_epoch, real_epoch_seconds, agreement
+
+VARIANTS = {  # name -> TrainConfig fields
+    'eager': dict(cuda_graphs=False, compile=False),
+    'base': dict(cuda_graphs=True, compile=False),
+    'attack': dict(cuda_graphs=True, compile='attack'),
+    'train': dict(cuda_graphs=True, compile='train'),
+    'all': dict(cuda_graphs=True, compile='all'),
+    'all-max': dict(cuda_graphs=True, compile='all', compile_mode='max-autotune-no-cudagraphs'),
+}
+
+def append(path, rec):
+    p = Path(path); old = json.loads(p.read_text()) if p.exists() else []
+    tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(old + [rec], indent=1)); os.replace(tmp, p)
+    print(json.dumps({k: v for k, v in rec.items() if k not in ('loss', 'date', 'torch')}), flush=True)
+
+def flops_per_image(method, loss_form):
+    "FLOPs of one training step per image, counted on the CPU (the count does not depend on the device)."
+    cfg = make_config('c10-200', method=method, loss_form=loss_form, subset_per_class=10, batch_size=50, attack_warmup_epochs=0,
+                      n_clusters=10, monitor_every=0, out_dir='/tmp/flops', name=f'flops-{method}', progress=False)
+    t = Trainer(cfg, device='cpu', resume=False)
+    if hasattr(t.method, 'refresh_clusters'): t.method.refresh_clusters(t)
+    return step_flops(t)
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--out', required=True); ap.add_argument('--variants', default='base,attack,all')
+    ap.add_argument('--batches', default='512'); ap.add_argument('--method', default='swaro'); ap.add_argument('--loss-form', default='paper')
+    ap.add_argument('--warmup', type=int, default=2); ap.add_argument('--timed', type=int, default=5)
+    ap.add_argument('--agreement', action='store_true'); ap.add_argument('--tag', default='')
+    ap.add_argument('--subset-per-class', type=int, default=None, help='smaller training set (a quick check of the script)')
+    a = ap.parse_args()
+    rank, world, _ = init_distributed()
+    stamp = dict(run_stamp(), gpus=world, tag=a.tag)
+    peak = matmul_peak_tflops()
+    fl = flops_per_image(a.method, a.loss_form) if rank == 0 else None
+    if rank == 0: append(a.out, dict(kind='card', peak_tflops=round(peak, 1), gflops_per_image=round(fl / 1e9, 3), method=a.method,
+                                     loss_form=a.loss_form, **stamp))
+    base = make_config('c10-200', method=a.method, loss_form=a.loss_form, attack_warmup_epochs=1, monitor_every=5,
+                       out_dir='/root/swaro/runs/speed', subset_per_class=a.subset_per_class, progress=False)
+    if a.agreement and world == 1:
+        for v in ('base', 'attack', 'all'):
+            t0 = time.time()
+            ag = agreement(replace(base, name='ag-eager', method='rocl', **VARIANTS['eager']), replace(base, name=f'ag-{v}', method='rocl', **VARIANTS[v]))
+            append(a.out, dict(kind='agreement', variant=v, against='eager', seconds=round(time.time() - t0, 1), **ag, **stamp))
+    for bs in [int(b) for b in a.batches.split(',')]:
+        for v in a.variants.split(','):
+            cfg = replace(base, name=f'{a.method}-{v}-b{bs}-g{world}', batch_size=bs, **VARIANTS[v])
+            t0 = time.time()
+            r = real_epoch_seconds(cfg, warmup_epochs=a.warmup, timed_epochs=a.timed)
+            t = r.pop('trainer')
+            prof = profile_epoch(t)
+            imgs = t.steps_per_epoch * bs
+            rec = dict(kind='speed', variant=v, method=a.method, loss_form=a.loss_form, batch=bs, **VARIANTS[v], **r,
+                       images_per_s=round(imgs / r['s_per_real_epoch']), profile=prof, wall_s=round(time.time() - t0, 1), **stamp)
+            if fl: rec.update(tflops=round(fl * imgs / r['train_s'] / 1e12, 1), frac_of_peak=round(fl * imgs / r['train_s'] / 1e12 / world / peak, 3))
+            if rank == 0: append(a.out, rec)
+            del t; torch.cuda.empty_cache()
+
+if __name__ == '__main__': main()
