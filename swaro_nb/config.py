@@ -49,7 +49,7 @@ class TrainConfig:
     precision: str = 'bf16'           # 'bf16' autocast on CUDA, or 'fp32'
     channels_last: bool = True        # channels-last memory format on CUDA
     compile: bool | str = False       # torch.compile on CUDA: 'attack' (the attack's network), 'train' (the training network), True/'all' (both), False/'off'
-    compile_mode: str = 'default'     # torch.compile mode: 'default' or 'max-autotune-no-cudagraphs' (slower to compile)
+    compile_mode: str = 'default'     # torch.compile mode: 'default', 'max-autotune-no-cudagraphs' or 'reduce-overhead' (training network only)
     fold_bn: bool = True              # attack passes run a BN-folded copy of the network (same function as eval mode, fewer kernels)
     cuda_graphs: bool = True          # CUDA: replay each attack's PGD loop from a captured CUDA graph (same function, no per-step launch overhead)
     extra: dict = field(default_factory=dict)  # method-specific settings (baselines read theirs from here)
@@ -104,7 +104,8 @@ def _check_values(c: TrainConfig, world_size: int):
     if c.time_limit_s is not None and c.time_limit_s <= 0: bad('time_limit_s', f"must be > 0 or None, got {c.time_limit_s}")
     if c.max_epochs_this_call is not None and c.max_epochs_this_call < 1: bad('max_epochs_this_call', "must be >= 1 or None")
     if c.compile not in (False, True, 'off', 'attack', 'train', 'all'): bad('compile', f"False/'off', 'attack', 'train' or True/'all', got {c.compile!r}")
-    if c.compile_mode not in ('default', 'max-autotune-no-cudagraphs'): bad('compile_mode', f"'default' or 'max-autotune-no-cudagraphs', got {c.compile_mode!r}")
+    if c.compile_mode not in ('default', 'max-autotune-no-cudagraphs', 'reduce-overhead'):
+        bad('compile_mode', f"'default', 'max-autotune-no-cudagraphs' or 'reduce-overhead', got {c.compile_mode!r}")
 
 # %% ../nbs/06_config.ipynb #085988dc
 PRESETS = {

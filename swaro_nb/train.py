@@ -107,7 +107,8 @@ def _setup_model(self: Trainer):
     self.attack_model = self.folded if self.folded is not None else net
     mode = {False: 'off', True: 'all'}.get(c.compile, c.compile) if isinstance(c.compile, bool) else c.compile
     if self.cuda and mode in ('attack', 'all') and self.method.attacks:
-        self.attack_model = torch.compile(self.attack_model, mode=c.compile_mode)
+        # the attack is captured in our own CUDA graph: its compiled network must not capture graphs itself
+        self.attack_model = torch.compile(self.attack_model, mode='default' if c.compile_mode == 'reduce-overhead' else c.compile_mode)
     if self.cuda and mode in ('train', 'all'): self.model = torch.compile(self.model, mode=c.compile_mode)
     self.pgd_core = GraphedPGD() if (c.cuda_graphs and self.cuda and self.method.attacks) else None
     self.opt = self.method.make_optimizer(self.model.parameters())
@@ -130,6 +131,20 @@ def phase(self: Trainer, name: str):
 
 # %% ../nbs/06c_train.ipynb #1b691349
 @patch
+def refresh_folded(self: Trainer):
+    "Refresh the attack's batch-norm-folded copy from the network (a CUDA-graph replay on GPUs with `cuda_graphs`)."
+    if not (self.cuda and self.cfg.cuda_graphs): return fold_bn(self.net, into=self.folded)
+    if getattr(self, '_fold_graph', None) is None:
+        s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s): fold_bn(self.net, into=self.folded)   # warm-up outside the capture
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g): fold_bn(self.net, into=self.folded)
+        self._fold_graph = g
+    self._fold_graph.replay()
+
+# %% ../nbs/06c_train.ipynb #49624246
+@patch
 def views(self: Trainer, x: torch.Tensor, n: int = 2, **aug):
     "`n` independently augmented float views of a uint8 batch (`simclr_augment` keywords; float32 under any autocast)."
     with self.phase('augment'):
@@ -143,7 +158,7 @@ def contrastive(self: Trainer, z1, z2):
     if self.gather: z1, z2 = gather_cat(z1), gather_cat(z2)
     return nt_xent(z1, z2, self.cfg.temperature)
 
-# %% ../nbs/06c_train.ipynb #e7529d0c
+# %% ../nbs/06c_train.ipynb #7f7c730a
 @patch
 def state(self: Trainer) -> dict:
     "Everything needed to continue the run exactly."
@@ -208,7 +223,7 @@ def monitor(self: Trainer) -> float:
         q = extract_features(fn, self.mon_test[0], amp=None)
     return knn_accuracy(bank, self.data.labels[self.mon_bank], q, self.mon_test[1])
 
-# %% ../nbs/06c_train.ipynb #d6845592
+# %% ../nbs/06c_train.ipynb #4cea08d6
 @patch
 def train_epoch(self: Trainer) -> dict:
     "Train one epoch; returns its record entries (loss, method statistics, lr, seconds, images/s)."
@@ -222,7 +237,7 @@ def train_epoch(self: Trainer) -> dict:
         lr = lr_at(self.step, self.steps_per_epoch, c)
         for g_ in self.opt.param_groups: g_['lr'] = lr
         if self.folded is not None:
-            with self.phase('fold_bn'): fold_bn(self.net, into=self.folded)
+            with self.phase('fold_bn'): self.refresh_folded()
         with self.amp: loss, stats = self.method.loss(self, idx, x, y)
         self.opt.zero_grad(set_to_none=True)
         with self.phase('backward'): loss.backward()
@@ -239,7 +254,7 @@ def train_epoch(self: Trainer) -> dict:
     out.update(lr=lr, seconds=dt, images_per_s=self.steps_per_epoch * c.batch_size / dt)
     return out
 
-# %% ../nbs/06c_train.ipynb #78ecf351
+# %% ../nbs/06c_train.ipynb #e70a3316
 @patch
 def out_of_time(self: Trainer, t_start: float, last_s: float) -> bool:
     "Whether another epoch (as long as the last, `last_s`) would end past `time_limit_s` (rank 0 decides for every rank)."

@@ -23,6 +23,7 @@ VARIANTS = {  # name -> TrainConfig fields
     'train': dict(cuda_graphs=True, compile='train'),
     'all': dict(cuda_graphs=True, compile='all'),
     'all-max': dict(cuda_graphs=True, compile='all', compile_mode='max-autotune-no-cudagraphs'),
+    'all-ro': dict(cuda_graphs=True, compile='all', compile_mode='reduce-overhead'),   # training network's forward/backward as CUDA graphs too
 }
 
 def append(path, rec):
