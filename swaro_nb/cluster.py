@@ -219,7 +219,7 @@ def kmeans(
         inertia = sum(((xc[s:s + rows] - c[labels[s:s + rows]]) ** 2).sum(1).double().sum() for s in range(0, x.shape[0], rows))
     return KMeansResult(centroids=c + mu, labels=labels, inertia=float(inertia), backend=backend)
 
-# %% ../nbs/04_cluster.ipynb #9e9775bc
+# %% ../nbs/04_cluster.ipynb #02e268e3
 def pseudo_labels(
     fn: Callable[[torch.Tensor], torch.Tensor],  # float [0,1] images -> (B,d) features, e.g. `model.features` (in eval mode)
     images: torch.Tensor,  # uint8 (N,3,H,W) clean training images, on any device

@@ -11,7 +11,8 @@ import torch
 
 # %% auto #0
 __all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'to_float', 'eval_mode', 'extract_features', 'git_commit',
-           'device_name', 'run_stamp', 'atomic_save', 'results_dir', 'load_rows', 'record_table']
+           'device_name', 'run_stamp', 'atomic_save', 'results_dir', 'load_rows', 'record_table', 'save_record',
+           'show_record']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -128,7 +129,8 @@ def atomic_save(obj, path: str | os.PathLike):
 # %% ../nbs/00a_core.ipynb #df52101e
 def results_dir() -> Path:
     "The `results/` folder of this checkout (records of reported runs), or $SWARO_RESULTS when set."
-    return Path(os.environ.get('SWARO_RESULTS') or Path(__file__).resolve().parents[1] / 'results')
+    import swaro_nb
+    return Path(os.environ.get('SWARO_RESULTS') or Path(swaro_nb.__file__).resolve().parents[1] / 'results')
 
 def load_rows(record) -> list:
     "The rows of a record: a list of dicts, or a JSON file / dict holding a list or a `rows` list."
@@ -149,3 +151,22 @@ def record_table(record,                # rows, a dict with 'rows', or a JSON fi
     lines = ['| ' + ' | '.join(cols) + ' |', '|' + '---|' * len(cols)]
     lines += ['| ' + ' | '.join(fmt(r.get(c)) for c in cols) + ' |' for r in rows]
     return '\n'.join(lines)
+
+# %% ../nbs/00a_core.ipynb #6f9634b5
+def save_record(name: str,    # record name (file `<name>.json`)
+                rows: list,   # dicts, one per measured setting
+                device=None   # the device measured (for the stamp)
+               ) -> Path | None:
+    "Write `rows`, each stamped with card, commit and date, to `$SWARO_RECORD_DIR/<name>.json` (when that is set)."
+    folder = os.environ.get('SWARO_RECORD_DIR')
+    if not folder: return None
+    st = run_stamp(device)
+    p = Path(folder) / f'{name}.json'; p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps({'rows': [{**r, **st} for r in rows]}, indent=1))
+    return p
+
+def show_record(name: str, columns: list | None = None, **kw) -> str:
+    "The committed record `results/components/<name>.json` as a markdown table (or a line saying there is none yet)."
+    p = results_dir() / 'components' / f'{name}.json'
+    if not p.exists(): return f'(no GPU record `{name}` yet: run this notebook with `--flags cuda` and `SWARO_RECORD_DIR` set)'
+    return record_table(p, columns, **kw)
