@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .data import check_name
 
 # %% auto #0
-__all__ = ['PRESETS', 'ConfigError', 'TrainConfig', 'make_config']
+__all__ = ['ROCL_CODE', 'PRESETS', 'ConfigError', 'TrainConfig', 'make_config']
 
 # %% ../nbs/06_config.ipynb #5308d899
 class ConfigError(ValueError):
@@ -44,7 +44,9 @@ class TrainConfig:
     cluster_every: int = 1            # SwARo: refresh pseudo-labels every this many epochs after warm-up
     cluster_features: str = 'encoder' # SwARo: 'encoder' (h) or 'projection' (z) features are clustered
     kmeans_iters: int = 20            # SwARo: k-means iterations per refresh
-    loss_form: str = 'paper'          # 'paper': NT-Xent(x1+delta, x2); 'rocl': RoCL's 3-view loss + 1/256 regulariser
+    loss_form: str = 'paper'          # 'paper': NT-Xent(x1+delta, x2); 'rocl': 3-view loss + 1/256 term; 'rocl-code': exactly as RoCL's code
+    attack_detach_keys: bool = False  # training attack's NT-Xent without gradient through its keys (RoCL's code: True)
+    sync_bn: bool = False             # DDP: synchronised batch-norm statistics across GPUs (RoCL's code: True)
     gather_negatives: bool = True     # DDP: all-gather embeddings so negatives span the global batch
     precision: str = 'bf16'           # 'bf16' autocast on CUDA, or 'fp32'
     channels_last: bool = True        # channels-last memory format on CUDA
@@ -99,7 +101,7 @@ def _check_values(c: TrainConfig, world_size: int):
         if getattr(c, f_) < lo: bad(f_, f"must be >= {lo}, got {getattr(c, f_)}")
     for f_ in ('alpha', 'temperature', 'lr', 'warmup_multiplier'):
         if not getattr(c, f_) > 0: bad(f_, f"must be > 0, got {getattr(c, f_)}")
-    if c.loss_form not in ('paper', 'rocl'): bad('loss_form', f"'paper' or 'rocl', got {c.loss_form!r}")
+    if c.loss_form not in ('paper', 'rocl', 'rocl-code'): bad('loss_form', f"'paper', 'rocl' or 'rocl-code', got {c.loss_form!r}")
     if c.precision not in ('bf16', 'fp32'): bad('precision', f"'bf16' or 'fp32', got {c.precision!r}")
     if c.time_limit_s is not None and c.time_limit_s <= 0: bad('time_limit_s', f"must be > 0 or None, got {c.time_limit_s}")
     if c.max_epochs_this_call is not None and c.max_epochs_this_call < 1: bad('max_epochs_this_call', "must be >= 1 or None")
@@ -107,7 +109,25 @@ def _check_values(c: TrainConfig, world_size: int):
     if c.compile_mode not in ('default', 'max-autotune-no-cudagraphs', 'reduce-overhead'):
         bad('compile_mode', f"'default', 'max-autotune-no-cudagraphs' or 'reduce-overhead', got {c.compile_mode!r}")
 
-# %% ../nbs/06_config.ipynb #085988dc
+# %% ../nbs/06_config.ipynb #ce092eaf
+ROCL_CODE = dict(
+    method='rocl',
+    loss_form='rocl-code',     # rocl_train.py:145,155 (3 views, loss = simloss + adv_loss); loss.py:55 (keys detached), 81-83 (positives summed);
+                               # attack_lib.py:164-177 (1/256 NT-Xent(adv, view 2) over the local batch, train mode), argument.py:99,101
+    batch_size=512,            # argument.py:124 --batch-size 256 "per gpu" x README --ngpu 2; main loss gathered: loss.py:28-51
+    temperature=0.5,           # argument.py:130 (attack and regulariser: 0.5 hard-coded, attack_lib.py:147,176)
+    eps=0.0314,                # argument.py:141 --epsilon 0.0314 (8/255 = 0.031373)
+    alpha=0.007,               # argument.py:142 --alpha 0.007
+    attack_steps=7,            # argument.py:143 --k 7, README --k=7
+    attack_detach_keys=True,   # the attack's NT-Xent also goes through pairwise_similarity: loss.py:55; attack_lib.py:147
+    lr=0.1, weight_decay=1e-6, # argument.py:110,112; optimiser SGD(momentum 0.9) in torchlars LARS(eps 1e-8, trust 0.001): rocl_train.py:111-112
+    momentum=0.9, lars_trust=1e-3,
+    warmup_epochs=10, warmup_multiplier=15.0,  # GradualWarmupScheduler(multiplier=15, total_epoch=10) then cosine: rocl_train.py:115-116
+    sync_bn=True,              # rocl_train.py:88 convert_sync_batchnorm
+    proj_hidden=2048, proj_dim=128,  # models/projector.py:9-17 (no BN)
+)
+
+# %% ../nbs/06_config.ipynb #3d84697b
 PRESETS = {
     'smoke': dict(dataset='cifar10', subset_per_class=100, epochs=6, batch_size=100, width=8, proj_hidden=256,
                   warmup_epochs=1, attack_warmup_epochs=2, n_clusters=50, attack_steps=3, ckpt_every=2,
@@ -115,6 +135,7 @@ PRESETS = {
     'c10-paper': dict(dataset='cifar10', epochs=2000, attack_warmup_epochs=100, n_clusters=1000),
     'c100-paper': dict(dataset='cifar100', epochs=2000, attack_warmup_epochs=100, n_clusters=5000),
     'c10-200': dict(dataset='cifar10', epochs=200, batch_size=512, attack_warmup_epochs=10, n_clusters=1000),
+    'c10-200-rocl': dict(ROCL_CODE, dataset='cifar10', epochs=200),
 }
 
 def make_config(preset: str | None = None,  # a name in PRESETS, or None for the defaults

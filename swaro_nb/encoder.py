@@ -160,7 +160,7 @@ def _fold_pairs(model: nn.Module) -> list[tuple[str, str, str]]:
     for pname, parent in model.named_modules():
         kids = list(parent.named_children())
         for (ln, layer), (bn_name, bn) in zip(kids, kids[1:]):
-            ok = (isinstance(layer, nn.Conv2d) and type(bn) is nn.BatchNorm2d) or (isinstance(layer, nn.Linear) and type(bn) is nn.BatchNorm1d)
+            ok = (isinstance(layer, nn.Conv2d) and type(bn) in (nn.BatchNorm2d, nn.SyncBatchNorm)) or (isinstance(layer, nn.Linear) and type(bn) is nn.BatchNorm1d)
             if ok and isinstance(parent, _FOLD_PARENTS):
                 if not bn.track_running_stats or bn.running_mean is None:
                     raise ValueError(f"{pname}.{bn_name} has no running statistics (track_running_stats=False): it cannot be folded")

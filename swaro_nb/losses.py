@@ -62,7 +62,7 @@ def nt_xent(
     with torch.autocast(device_type=logits.device.type, enabled=False):
         return F.cross_entropy(logits, targets, reduction=reduction)
 
-# %% ../nbs/03_ntxent.ipynb #ce5222af
+# %% ../nbs/03_ntxent.ipynb #4f22bb0a
 def gather_cat(z: torch.Tensor) -> torch.Tensor:
     "All-gather `z` across DDP ranks with gradients flowing back to each rank's part (identity without DDP)."
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1: return z
@@ -71,16 +71,20 @@ def gather_cat(z: torch.Tensor) -> torch.Tensor:
 
 def multi_view_nt_xent(zs: list,             # V tensors (N, d): view v of image i is zs[v][i]
                        temperature: float = 0.5,  # NT-Xent temperature
-                       gather: bool = False  # all-gather across DDP ranks first
+                       gather: bool = False,  # all-gather across DDP ranks first
+                       detach_keys: bool = False,  # no gradient through the candidate side of the similarities (RoCL's code)
+                       positives: str = 'mean'  # 'mean' of the V-1 positives' log-probabilities, or their 'sum' (RoCL's code)
                       ) -> torch.Tensor:
-    "NT-Xent over V views: each of the V*N anchors has its V-1 other views as positives (mean of their log-probabilities)."
+    "NT-Xent over V views: each of the V*N anchors has its V-1 other views as positives (their mean or sum), averaged over anchors."
+    if positives not in ('mean', 'sum'): raise ValueError(f"positives must be 'mean' or 'sum', got {positives!r}")
     with torch.autocast(zs[0].device.type, enabled=False):
         zs = [F.normalize((gather_cat(z) if gather else z).float(), dim=1) for z in zs]
         V, N = len(zs), zs[0].shape[0]
         z = torch.cat(zs)
-        sim = z @ z.T / temperature
+        sim = z @ (z.detach() if detach_keys else z).T / temperature
         sim.fill_diagonal_(float('-inf'))
         logp = sim.log_softmax(dim=1)
         ids = torch.arange(N, device=z.device).repeat(V)
         pos = (ids[:, None] == ids[None, :]) & ~torch.eye(V * N, dtype=torch.bool, device=z.device)
-        return -(logp.masked_fill(~pos, 0).sum(1) / (V - 1)).mean()
+        per_anchor = logp.masked_fill(~pos, 0).sum(1)
+        return -(per_anchor / (V - 1) if positives == 'mean' else per_anchor).mean()

@@ -11,7 +11,7 @@ import torch.distributed as dist
 from .config import TrainConfig, ConfigError
 from .optim import LARS
 from .encoder import ContrastiveNet
-from .losses import multi_view_nt_xent
+from .losses import multi_view_nt_xent, nt_xent
 from .core import eval_mode
 from .cluster import pseudo_labels
 from .attack import instance_pgd, swaro_pgd
@@ -76,12 +76,19 @@ def check_config(cfg: TrainConfig, world_size: int = 1) -> TrainConfig:
 # %% ../nbs/06b_methods.ipynb #215eb465
 def adversarial_loss(tr, x1, x2, x_adv):
     "The training loss of a batch whose first view was attacked, in the configured form (`loss_form`)."
+    c = tr.cfg
     with tr.phase('forward'):
-        if tr.cfg.loss_form == 'paper':
+        if c.loss_form == 'paper':
             za, z2 = tr.model(torch.cat([x_adv, x2])).chunk(2)
             return tr.contrastive(za, z2)
         z1, z2, za = tr.model(torch.cat([x1, x2, x_adv])).chunk(3)
-        return multi_view_nt_xent([z1, z2, za], tr.cfg.temperature, tr.gather) + tr.contrastive(za, z2) / 256
+        if c.loss_form == 'rocl':
+            return multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather) + tr.contrastive(za, z2) / 256
+        # 'rocl-code': RoCL's own computation — keys detached, positives summed, gathered over GPUs; the 1/256 term is a
+        # separate train-mode forward of (adversarial, second view) over this GPU's batch only (attack_lib.py:164-177)
+        main = multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather, detach_keys=True, positives='sum')
+        ra, r2 = tr.model(torch.cat([x_adv, x2])).chunk(2)
+        return main + nt_xent(ra, r2, c.temperature, detach_keys=True) / 256
 
 @register_method
 class SimCLR(Method):
@@ -101,13 +108,13 @@ class RoCL(Method):
     def attack(self, tr, x1, x2):
         c = self.cfg
         with tr.phase('attack'):
-            return instance_pgd(tr.attack_model, x1, x2, eps=c.eps, alpha=c.alpha, steps=c.attack_steps,
-                                temperature=c.temperature, generator=tr.gen, core=tr.pgd_core)
+            return instance_pgd(tr.attack_model, x1, x2, eps=c.eps, alpha=c.alpha, steps=c.attack_steps, temperature=c.temperature,
+                                generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core)
     def loss(self, tr, idx, x, y):
         x1, x2 = tr.views(x)
         return adversarial_loss(tr, x1, x2, self.attack(tr, x1, x2)), {}
 
-# %% ../nbs/06b_methods.ipynb #0eca4c5e
+# %% ../nbs/06b_methods.ipynb #90a9fc2e
 @register_method
 class SwARo(RoCL):
     "SwARo: instance-wise PGD during warm-up, then per batch with probability p the permuted cluster-targeted PGD (Eq. 4)."
@@ -146,8 +153,8 @@ class SwARo(RoCL):
         x1, x2 = tr.views(x)
         if self.pseudo is not None and tr.epoch >= c.attack_warmup_epochs and tr.rng.random() < c.p:
             with tr.phase('attack'):
-                x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, self.pseudo[idx], eps=c.eps, alpha=c.alpha,
-                                            steps=c.attack_steps, temperature=c.temperature, generator=tr.gen, core=tr.pgd_core)
+                x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, self.pseudo[idx], eps=c.eps, alpha=c.alpha, steps=c.attack_steps,
+                                            temperature=c.temperature, generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core)
             used = torch.ones((), device=x.device)
         else: x_adv, frac_neg, used = self.attack(tr, x1, x2), zero, zero
         return adversarial_loss(tr, x1, x2, x_adv), {'frac_neg': frac_neg, 'swaro_batches': used}

@@ -96,6 +96,7 @@ def _setup_model(self: Trainer):
     self.method = get_method(c.method)(c)
     net = self.method.build_model().to(self.device)
     if self.cuda and c.channels_last: net = net.to(memory_format=torch.channels_last)
+    if self.world > 1 and c.sync_bn: net = nn.SyncBatchNorm.convert_sync_batchnorm(net)   # batch statistics over every GPU's images
     self.net = self.model = net
     if self.world > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
@@ -143,7 +144,7 @@ def refresh_folded(self: Trainer):
         self._fold_graph = g
     self._fold_graph.replay()
 
-# %% ../nbs/06c_train.ipynb #49624246
+# %% ../nbs/06c_train.ipynb #2f2e6ecc
 @patch
 def views(self: Trainer, x: torch.Tensor, n: int = 2, **aug):
     "`n` independently augmented float views of a uint8 batch (`simclr_augment` keywords; float32 under any autocast)."
@@ -254,7 +255,7 @@ def train_epoch(self: Trainer) -> dict:
     out.update(lr=lr, seconds=dt, images_per_s=self.steps_per_epoch * c.batch_size / dt)
     return out
 
-# %% ../nbs/06c_train.ipynb #e70a3316
+# %% ../nbs/06c_train.ipynb #75dc4479
 @patch
 def out_of_time(self: Trainer, t_start: float, last_s: float) -> bool:
     "Whether another epoch (as long as the last, `last_s`) would end past `time_limit_s` (rank 0 decides for every rank)."

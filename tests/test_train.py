@@ -90,3 +90,11 @@ def test_missing_data_root_leaves_no_run_folder(tmp_path):
 def test_help_shows_the_presets_defaults():
     r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--help'], capture_output=True, text=True)
     assert r.returncode == 0 and 'default 6 (preset smoke)' in r.stdout and '_MISSING_TYPE' not in r.stdout
+
+def test_rocl_code_objective_trains(tmp_path):
+    "RoCL as its official code trains (c10-200-rocl's objective and attack settings) runs and its loss falls on a tiny budget."
+    from swaro_nb.config import ROCL_CODE
+    over = {k: v for k, v in ROCL_CODE.items() if k not in ('batch_size', 'proj_hidden', 'sync_bn')}
+    t = train(make_config('smoke', name='rc', out_dir=str(tmp_path), **{**TINY, 'epochs': 3, **over}))
+    assert t.cfg.loss_form == 'rocl-code' and t.cfg.attack_detach_keys and len(t.history) == 3
+    assert all(torch.isfinite(torch.tensor(r['loss'])) for r in t.history)
