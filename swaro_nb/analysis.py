@@ -11,33 +11,27 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from .core import as_device, extract_features, run_stamp, atomic_save
 from .data import load_cifar, check_name, balanced_subset, DataError
-from .train import METHODS, TrainConfig, ConfigError, run_stamp
-from .linear import linear_eval, robust_linear_eval, extract_features
+from .config import TrainConfig, ConfigError
+from .methods import get_method, check_config
+from .linear import linear_eval, robust_linear_eval
 from .robustness import (evaluate_robustness, black_box_matrix, AttackSpec,
-                         DEFAULT_ATTACKS, TABLE3_ATTACKS, ALL_ATTACKS)
+                                 DEFAULT_ATTACKS, TABLE3_ATTACKS, ALL_ATTACKS)
+import swaro_nb.baselines  # noqa: F401  registers ACL, SwAV, SCL, CE, AT and TRADES, so their runs load like any other
 
 # %% auto #0
 __all__ = ['WEIGHT_FILES', 'SMOKE', 'METRIC_KEYS', 'TABLE3_KEYS', 'BLACK_BOX_ATTACKS', 'PAPER', 'ROW_LABELS', 'TABLES',
-           'RunError', 'load_weights', 'export_weights', 'config_from_dict', 'load_run', 'subset_indices', 'eval_data',
-           'feature_dim', 'evaluate_run', 'transfer_eval', 'TSNEResult', 'tsne_plot', 'black_box_table', 'paper_table',
-           'markdown_table', 'load_results', 'eval_parser', 'eval_main']
+           'FULL_BUDGET_EPOCHS', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights',
+           'subset_indices', 'eval_data', 'feature_dim', 'eval_dir', 'evaluate_run', 'transfer_eval', 'TSNEResult',
+           'tsne_plot', 'black_box_table', 'paper_table', 'markdown_table', 'load_results', 'paper_comparable',
+           'smoke_note', 'ours_only', 'comparison_table', 'eval_budgets', 'evaluate_runs', 'eval_parser', 'eval_main']
 
 # %% ../nbs/10_analysis.ipynb #1ad2f3bf
 class RunError(ValueError):
     "A run folder that cannot be evaluated (missing, no weights, corrupt, inconsistent); the message says what and how to fix it."
 
 WEIGHT_FILES = ('checkpoint.pt', 'weights.pt')  # looked for in this order inside a run folder
-
-def _register_baselines():
-    "Import `swaro_nb.baselines` so that its methods are in `METHODS` (once; a broken import is reported, not fatal)."
-    try: import swaro_nb.baselines  # noqa: F401  (registers acl, swav, scl, ce, at, trades)
-    except ImportError as e: warnings.warn(f"swaro_nb.baselines could not be imported ({e}); baseline runs cannot be loaded")
-
-def _device(device) -> torch.device:
-    "The argument, else CUDA when available, else the CPU."
-    if device is not None: return torch.device(device)
-    return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 
 def _torch_load(path: Path):
     "torch.load onto the CPU, turning a missing or unreadable file into a `RunError`."
@@ -77,28 +71,30 @@ def load_weights(path_or_dir  # a run folder, a checkpoint.pt, or a plain state_
     f = _weights_file(path_or_dir)
     return _state_dict(_torch_load(f), f)
 
-def export_weights(run_dir,  # a run folder with checkpoint.pt
-                   path=None,  # where to write (default: run_dir/weights.pt)
-                   half: bool = True,  # store floating tensors in float16 (a quarter of a checkpoint's size)
-                  ) -> Path:  # the file written
-    "Write the run's model weights alone (no optimiser or RNG state) as a plain state_dict, e.g. to bring them back from a GPU host."
-    sd = load_weights(run_dir)
-    if half: sd = {k: (v.half() if v.is_floating_point() else v) for k, v in sd.items()}
-    path = Path(path) if path is not None else Path(run_dir) / 'weights.pt'
-    tmp = path.with_name(f'.{path.name}.tmp{os.getpid()}')
-    torch.save(sd, tmp); os.replace(tmp, path)
-    return path
-
+# %% ../nbs/10_analysis.ipynb #25dcf337
 def config_from_dict(d: dict  # a TrainConfig as a dict (checkpoint['config'] or config.json)
                     ) -> TrainConfig:
-    "A `TrainConfig` from a saved dict; fields this version does not know are dropped with a warning, missing ones take defaults."
+    "A validated `TrainConfig` from a saved dict; fields this version does not know are dropped with a warning, missing ones take defaults."
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(d) - fields)
     if unknown: warnings.warn(f"config fields unknown to this version ignored: {', '.join(unknown)}")
     cfg = TrainConfig(**{k: v for k, v in d.items() if k in fields})
-    if cfg.method not in METHODS: _register_baselines()
-    if cfg.method not in METHODS: raise RunError(f"the run's method {cfg.method!r} is not registered here (known: {', '.join(sorted(METHODS))})")
-    return cfg
+    try: get_method(cfg.method)
+    except ConfigError as e: raise RunError(f"the run's method {cfg.method!r} is not registered here ({e})") from None
+    try: return check_config(cfg)
+    except ConfigError as e: raise RunError(f"the run's config is not valid here ({e})") from None
+
+def _train_record(d: Path, obj, wf: Path, cfg: TrainConfig) -> dict:
+    "The training record of run folder `d` (its run.json), with the epoch of checkpoint `obj` and the weights file used."
+    rec = {}
+    if (d / 'run.json').is_file():
+        try: rec = json.loads((d / 'run.json').read_text())
+        except json.JSONDecodeError: warnings.warn(f"{d / 'run.json'} is not valid JSON; training record ignored")
+    rec.setdefault('run', d.name); rec.setdefault('method', cfg.method); rec.setdefault('dataset', cfg.dataset)
+    if isinstance(obj, dict) and 'epoch' in obj: rec['epochs_done'] = int(obj['epoch'])
+    rec.setdefault('epochs_done', None)
+    rec['weights'] = str(wf)
+    return rec
 
 def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or config.json plus weights.pt
              device=None,  # where to put the network (default: CUDA if available)
@@ -116,23 +112,26 @@ def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or conf
         try: cd = json.loads(cj.read_text())
         except json.JSONDecodeError as e: raise RunError(f"{cj} is not valid JSON ({e}); copy it again") from None
     cfg = config_from_dict(cd)
-    method = METHODS[cfg.method](cfg)
+    method = get_method(cfg.method)(cfg)
     net = method.build_model()
     try: net.load_state_dict(_state_dict(obj, wf))
     except RuntimeError as e:
         raise RunError(f"the weights in {wf} do not fit a {cfg.method} network of width {cfg.width} (config of {d}): {str(e)[:300]}") from None
-    net = net.to(_device(device)).eval()
-    rec = {}
-    if (d / 'run.json').is_file():
-        try: rec = json.loads((d / 'run.json').read_text())
-        except json.JSONDecodeError: warnings.warn(f"{d / 'run.json'} is not valid JSON; training record ignored")
-    rec.setdefault('run', d.name); rec.setdefault('method', cfg.method); rec.setdefault('dataset', cfg.dataset)
-    if isinstance(obj, dict) and 'epoch' in obj: rec['epochs_done'] = int(obj['epoch'])
-    rec.setdefault('epochs_done', None)
-    rec['weights'] = str(wf)
-    return net, method, cfg, rec
+    return net.to(as_device(device)).eval(), method, cfg, _train_record(d, obj, wf, cfg)
 
-# %% ../nbs/10_analysis.ipynb #b8853c07
+# %% ../nbs/10_analysis.ipynb #c26487f2
+def export_weights(run_dir,  # a run folder with checkpoint.pt
+                   path=None,  # where to write (default: run_dir/weights.pt)
+                   half: bool = True,  # store floating tensors in float16 (a quarter of a checkpoint's size)
+                  ) -> Path:  # the file written
+    "Write the run's model weights alone (no optimiser or RNG state) as a plain state_dict, e.g. to copy them off the training machine."
+    sd = load_weights(run_dir)
+    if half: sd = {k: (v.half() if v.is_floating_point() else v) for k, v in sd.items()}
+    path = Path(path) if path is not None else Path(run_dir) / 'weights.pt'
+    atomic_save(sd, path)
+    return path
+
+# %% ../nbs/10_analysis.ipynb #802c0f59
 SMOKE = dict(le_epochs=3, rle_epochs=1, train_per_class=50, n_test=200)  # `--smoke`: CPU-sized budgets (attacks keep their steps)
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
 TABLE3_KEYS = ('bim', 'bim_t', 'fgsm', 'fgsm_t', 'jitter', 'jitter_t')  # Table 3 (accuracy under each attack)
@@ -169,11 +168,12 @@ def eval_data(dataset: str,  # 'cifar10' or 'cifar100'
     return dict(train_images=tr.images[ti], train_labels=tr.labels[ti], test_images=te.images[si], test_labels=te.labels[si],
                 test_index=si, classes=list(tr.classes))
 
+# %% ../nbs/10_analysis.ipynb #7f467bbb
 def feature_dim(encoder: nn.Module,  # maps [0,1] images (B, 3, 32, 32) to features
                 device=None,  # where the encoder is
                ) -> int:
     "Size of the encoder's feature vector, measured on one blank image."
-    return extract_features(encoder, torch.zeros(1, 3, 32, 32, dtype=torch.uint8), device=_device(device), amp=False).shape[1]
+    return extract_features(encoder, torch.zeros(1, 3, 32, 32, dtype=torch.uint8), device=as_device(device), amp=False).shape[1]
 
 def _accs(res: dict) -> dict:
     "The accuracy entries of an `evaluate_robustness` result."
@@ -209,6 +209,21 @@ def _root(data_root, cfg):
     if data_root is not None: return data_root
     return cfg.data_root if cfg.data_root and Path(cfg.data_root).is_dir() else None
 
+def eval_dir(run_dir  # a run folder (only its name is used), or a name
+            ) -> Path:  # runs/<name>-eval
+    "Default folder of a run's evaluation records: `runs/<run name>-eval/` under the working directory."
+    return Path('runs') / f'{Path(run_dir).name}-eval'
+
+def _out_path(out, key, filename: str) -> Path | None:
+    "Where a record goes: `out` is a folder, a function of `key` giving one, or None (nowhere)."
+    if out is None: return None
+    return Path(out(key) if callable(out) else out) / filename
+
+def _head_record(h) -> dict:
+    "What a results record keeps of a fitted linear head."
+    return dict(test_acc=h.test_acc, final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
+
+# %% ../nbs/10_analysis.ipynb #df6861de
 def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  dataset: str | None = None,  # dataset to evaluate on (default: the one it was trained on)
                  le_epochs: int = 150,  # LE epochs (RoCL: 150)
@@ -220,7 +235,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  device=None,  # default: CUDA if available
                  batch_size: int = 512,  # images per attack batch
                  progress: bool = True,  # progress bars
-                 out='results',  # folder for `<run>-eval.json` (None: write nothing)
+                 out=eval_dir,  # folder for `<run>-eval.json`, or a function of the run folder giving one (None: write nothing)
                  train_per_class: int | None = None,  # class-balanced training subset for the heads (None: all)
                  le_lr: float = 0.01,  # LE learning rate (paper: 0.01)
                  rle_lr: float = 0.02,  # rLE learning rate (paper: 0.02)
@@ -234,32 +249,27 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     _pos(le_epochs, 'le_epochs', False); _pos(rle_epochs, 'rle_epochs', False)
     net, method, cfg, rec = load_run(run_dir, device)
     dev = next(net.parameters()).device
-    ds = check_name(dataset or cfg.dataset)
-    specs = _specs(attacks, table3)
+    ds, specs = check_name(dataset or cfg.dataset), _specs(attacks, table3)
     data = eval_data(ds, train_per_class, n_test, seed, _root(data_root, cfg))
-    n_cls = len(data['classes'])
     enc = method.encoder(net)
-    fd = feature_dim(enc, dev)
     xs, ys, xt, yt = data['train_images'], data['train_labels'], data['test_images'], data['test_labels']
+    head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
     lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
-    rob = dict(batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp)
     seconds, linear, metrics, flags = {}, {}, {}, []
-    t = time.perf_counter()
-    le = linear_eval(enc, xs, ys, xt, yt, fd, n_cls, epochs=le_epochs, lr=le_lr, **lin)
-    seconds['le'] = time.perf_counter() - t
-    linear['le'] = dict(test_acc=le.test_acc, final_train_loss=le.train_loss[-1], milestones=list(le.milestones), seconds=le.seconds)
-    r = evaluate_robustness(le.model, xt, yt, specs, **rob)
-    seconds['attacks_le'] = r['seconds']; metrics.update(_accs(r)); flags += [f"LE: {f}" for f in r['flags']]
-    if rle:
+    def attack(model, key, label):  # clean and adversarial accuracies of one classifier; its timings and flags recorded
+        r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp)
+        seconds[f'attacks_{key}'] = r['seconds']; flags.extend(f"{label}: {f}" for f in r['flags'])
+        return _accs(r)
+    heads = [('le', 'LE', linear_eval, le_epochs, le_lr)] + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
+    for key, label, fit, epochs, lr in heads:
         t = time.perf_counter()
-        rl = robust_linear_eval(enc, xs, ys, xt, yt, fd, n_cls, epochs=rle_epochs, lr=rle_lr, **lin)
-        seconds['rle'] = time.perf_counter() - t
-        linear['rle'] = dict(test_acc=rl.test_acc, final_train_loss=rl.train_loss[-1], milestones=list(rl.milestones), seconds=rl.seconds)
-        r = evaluate_robustness(rl.model, xt, yt, specs, **rob)
-        seconds['attacks_rle'] = r['seconds']; metrics['rle'] = _accs(r); flags += [f"rLE: {f}" for f in r['flags']]
+        h = fit(*head_args, epochs=epochs, lr=lr, **lin)
+        seconds[key] = time.perf_counter() - t; linear[key] = _head_record(h)
+        accs = attack(h.model, key, label)
+        if key == 'le': metrics.update(accs)
+        else: metrics[key] = accs
     if getattr(method, 'has_classifier', False) and ds == cfg.dataset:
-        r = evaluate_robustness(method.classifier(net), xt, yt, specs, **rob)
-        seconds['attacks_classifier'] = r['seconds']; metrics['classifier'] = _accs(r); flags += [f"classifier: {f}" for f in r['flags']]
+        metrics['classifier'] = attack(method.classifier(net), 'classifier', 'classifier')
     seconds['total'] = time.perf_counter() - t_all
     name = Path(run_dir).name
     res = dict(kind='eval', run=name, method=cfg.method, dataset=ds, epochs=rec.get('epochs_done'), **run_stamp(dev),
@@ -269,10 +279,11 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp,
                             attacks={k: asdict(s) for k, s in specs.items()}),
                seconds=seconds, flags=flags, run_dir=str(run_dir))
-    if out is not None: res['path'] = str(_write_json(res, Path(out) / f'{name}-eval.json'))
+    path = _out_path(out, run_dir, f'{name}-eval.json')
+    if path is not None: res['path'] = str(_write_json(res, path))
     return res
 
-# %% ../nbs/10_analysis.ipynb #802c0f59
+# %% ../nbs/10_analysis.ipynb #5ea75dda
 def transfer_eval(run_dir,  # a run folder trained on one CIFAR
                   target_dataset: str,  # the other CIFAR ('cifar10' or 'cifar100')
                   le_epochs: int = 150,  # LE epochs
@@ -283,7 +294,7 @@ def transfer_eval(run_dir,  # a run folder trained on one CIFAR
                   device=None,  # default: CUDA if available
                   batch_size: int = 512,  # images per attack batch
                   progress: bool = True,  # progress bars
-                  out='results',  # folder for `<run>-transfer-<target>.json` (None: write nothing)
+                  out=eval_dir,  # folder for `<run>-transfer-<target>.json`, or a function of the run folder giving one (None: write nothing)
                   data_root=None,  # data root
                   seed: int = 0,  # seed of the head, subsets and attacks
                   amp: bool | None = None,  # bf16 autocast while fitting the head (None: on CUDA only)
@@ -311,10 +322,11 @@ def transfer_eval(run_dir,  # a run folder trained on one CIFAR
                budgets=dict(le_epochs=le_epochs, le_lr=le_lr, train_images=len(data['train_labels']), train_per_class=train_per_class,
                             test_images=len(data['test_labels']), n_test=n_test, seed=seed, attacks={k: asdict(s) for k, s in specs.items()}),
                seconds=dict(total=time.perf_counter() - t0), flags=flags, run_dir=str(run_dir))
-    if out is not None: res['path'] = str(_write_json(res, Path(out) / f'{name}-transfer-{tgt}.json'))
+    path = _out_path(out, run_dir, f'{name}-transfer-{tgt}.json')
+    if path is not None: res['path'] = str(_write_json(res, path))
     return res
 
-# %% ../nbs/10_analysis.ipynb #16b3063c
+# %% ../nbs/10_analysis.ipynb #c3c96f48
 @dataclass
 class TSNEResult:
     "A t-SNE map: the figure, the 2-D points, their labels and which images were used."
@@ -346,7 +358,7 @@ def tsne_plot(encoder_or_run,  # an encoder module (images in [0,1] -> features)
     if len(labels) != len(images): raise ValueError(f"{len(images)} images but {len(labels)} labels")
     idx = subset_indices(len(images), n, seed)
     if len(idx) < 5: raise ValueError(f"t-SNE needs at least 5 points, got {len(idx)}")
-    dev = _device(device) if device is not None else next(iter(enc.parameters()), torch.empty(0)).device
+    dev = as_device(device) if device is not None else next(iter(enc.parameters()), torch.empty(0)).device
     feats = extract_features(enc, images[idx], device=dev).cpu().double().numpy()
     emb = TSNE(2, perplexity=min(perplexity, (len(idx) - 1) / 3), init='pca', learning_rate='auto', random_state=seed).fit_transform(feats)
     lab = labels[idx].numpy()
@@ -362,7 +374,7 @@ def tsne_plot(encoder_or_run,  # an encoder module (images in [0,1] -> features)
         Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110, bbox_inches='tight'); plt.close(fig)
     return TSNEResult(fig, emb, lab, idx.numpy())
 
-# %% ../nbs/10_analysis.ipynb #4c1ff018
+# %% ../nbs/10_analysis.ipynb #27f495a8
 BLACK_BOX_ATTACKS = ('linf_8', 'linf_16')  # Table 4: PGD-20 l_inf at 8/255 and 16/255
 
 def _classifier_of(net, method, data, le_epochs, le_lr, dev, seed, progress, amp):
@@ -373,6 +385,15 @@ def _classifier_of(net, method, data, le_epochs, le_lr, dev, seed, progress, amp
                      len(data['classes']), epochs=le_epochs, lr=le_lr, device=dev, seed=seed, progress=progress, amp=amp)
     return le.model, 'LE', le.test_acc
 
+def _masking_flags(mat: dict,  # [target][source] accuracies (%) under one attack
+                   atk: str,  # the attack's name
+                  ) -> list:
+    "A flag for every target whose white-box accuracy exceeds its accuracy under examples transferred from another model."
+    return [f"{atk}: white-box accuracy of {t} ({row[t]:.2f}%) exceeds its accuracy under examples transferred from {s} "
+            f"({row[s]:.2f}%): gradient masking or a weak white-box attack?"
+            for t, row in mat.items() for s in row if s != t and row[t] > row[s]]
+
+# %% ../nbs/10_analysis.ipynb #10d34bb7
 def black_box_table(run_dirs,  # run folders, all trained on the same dataset
                     attacks=BLACK_BOX_ATTACKS,  # names from ALL_ATTACKS (or AttackSpecs by name, as a dict)
                     le_epochs: int = 150,  # LE epochs for the heads of self-supervised runs
@@ -383,7 +404,7 @@ def black_box_table(run_dirs,  # run folders, all trained on the same dataset
                     device=None,  # default: CUDA if available
                     batch_size: int = 512,  # images per attack batch
                     progress: bool = True,  # progress bars
-                    out='results',  # folder for `<name>.json` (None: write nothing)
+                    out=eval_dir,  # folder for `<name>.json`, or a function of `name` giving one (None: write nothing)
                     name: str = 'black_box',  # results file name (without .json)
                     data_root=None,  # data root
                     seed: int = 0,  # seed of heads, subsets and attacks
@@ -396,8 +417,7 @@ def black_box_table(run_dirs,  # run folders, all trained on the same dataset
     if not run_dirs: raise ValueError("run_dirs is empty")
     names = list(names) if names is not None else [r.name for r in run_dirs]
     if len(names) != len(run_dirs) or len(set(names)) != len(names): raise ValueError(f"need one distinct name per run, got {names}")
-    specs = _specs(attacks, False)
-    dev = _device(device)
+    specs, dev = _specs(attacks, False), as_device(device)
     loaded = [load_run(r, dev) for r in run_dirs]
     dsets = {cfg.dataset for _, _, cfg, _ in loaded}
     if len(dsets) > 1: raise ValueError(f"black-box transfer needs runs of one dataset, got {sorted(dsets)}")
@@ -406,26 +426,24 @@ def black_box_table(run_dirs,  # run folders, all trained on the same dataset
     models, runs = {}, {}
     for nm, r, (net, method, cfg, rec) in zip(names, run_dirs, loaded):
         models[nm], kind, acc = _classifier_of(net, method, data, le_epochs, le_lr, dev, seed, progress, amp)
-        runs[nm] = dict(run_dir=str(r), method=cfg.method, model=kind, le_test_acc=acc, epochs=rec.get('epochs_done'), train=_train_stamp(rec))
+        runs[nm] = dict(run_dir=str(r), method=cfg.method, model=kind, le_test_acc=acc, epochs=rec.get('epochs_done'),
+                        subset_per_class=cfg.subset_per_class, train=_train_stamp(rec))
     matrix, flags = {}, []
     for atk, spec in specs.items():
         m = black_box_matrix(models, data['test_images'], data['test_labels'], spec, batch_size=batch_size, device=dev, seed=seed,
                              progress=progress, amp=attack_amp)
         matrix[atk] = {t: {s: m[s][t] for s in models} for t in models}
-        for t in models:
-            for s in models:
-                if s != t and matrix[atk][t][t] > matrix[atk][t][s]:
-                    flags.append(f"{atk}: white-box accuracy of {t} ({matrix[atk][t][t]:.2f}%) exceeds its accuracy under examples "
-                                 f"transferred from {s} ({matrix[atk][t][s]:.2f}%): gradient masking or a weak white-box attack?")
+        flags += _masking_flags(matrix[atk], atk)
     res = dict(kind='black_box', dataset=ds, runs=runs, matrix=matrix, **run_stamp(dev),
                budgets=dict(le_epochs=le_epochs, le_lr=le_lr, train_images=len(data['train_labels']), train_per_class=train_per_class,
                             test_images=len(data['test_labels']), n_test=n_test, seed=seed, attack_amp=attack_amp,
                             attacks={k: asdict(s) for k, s in specs.items()}),
                seconds=dict(total=time.perf_counter() - t0), flags=flags)
-    if out is not None: res['path'] = str(_write_json(res, Path(out) / f'{name}.json'))
+    path = _out_path(out, name, f'{name}.json')
+    if path is not None: res['path'] = str(_write_json(res, path))
     return res
 
-# %% ../nbs/10_analysis.ipynb #c067f6f1
+# %% ../nbs/10_analysis.ipynb #b56b06da
 def _row(*v, keys=METRIC_KEYS): return dict(zip(keys, v))
 
 PAPER = {
@@ -452,62 +470,66 @@ PAPER = {
         'acl': _row(42.35, 65.74, 49.95, 63.02, 54.24, 61.55, keys=TABLE3_KEYS),
         'swaro': _row(45.78, 68.70, 61.34, 67.83, 57.75, 72.57, keys=TABLE3_KEYS),
     },
-    'table4': {  # CIFAR-10 black-box: [attack][target][source] = (mean, sd); the diagonal is not reported
-        'linf_8': {
-            'at': {'trades': (41.67, 0.06), 'rocl': (43.06, 0.08), 'swaro': (43.53, 0.05)},
-            'trades': {'at': (82.29, 0.04), 'rocl': (74.43, 0.04), 'swaro': (73.31, 0.10)},
-            'rocl': {'at': (82.03, 0.07), 'trades': (71.39, 0.02), 'swaro': (61.41, 0.08)},
-            'acl': {'at': (80.28, 0.05), 'trades': (69.62, 0.04), 'rocl': (63.53, 0.04), 'swaro': (63.06, 0.10)},
-            'swaro': {'at': (84.99, 0.12), 'trades': (74.38, 0.08), 'rocl': (64.27, 0.12)},
-        },
-        'linf_16': {
-            'at': {'trades': (36.97, 0.08), 'rocl': (40.81, 0.14), 'swaro': (41.89, 0.06)},
-            'trades': {'at': (80.10, 0.09), 'rocl': (55.88, 0.11), 'swaro': (55.55, 0.07)},
-            'rocl': {'at': (79.11, 0.08), 'trades': (46.09, 0.10), 'swaro': (28.86, 0.15)},
-            'acl': {'at': (77.93, 0.13), 'trades': (45.56, 0.03), 'rocl': (32.48, 0.07), 'swaro': (33.33, 0.14)},
-            'swaro': {'at': (81.80, 0.23), 'trades': (45.40, 0.09), 'rocl': (25.61, 0.15)},
-        },
-    },
-    'table5': {  # transfer learning, LE clean accuracy; key 'source->target'
-        'acl': {'cifar100->cifar10': 70.08, 'cifar10->cifar100': 42.29},
-        'rocl': {'cifar100->cifar10': 73.93, 'cifar10->cifar100': 45.84},
-        'swaro': {'cifar100->cifar10': 75.52, 'cifar10->cifar100': 46.01},
-    },
-    'p_ablation': {  # SwARo on CIFAR-10, probability p of the cluster-targeted attack per batch
-        0.10: _row(84.11, 39.58, 10.68, 73.80, 72.51, 82.31, 82.25),
-        0.25: _row(84.11, 37.93, 9.26, 73.09, 70.36, 82.04, 81.92),
-        0.50: _row(85.78, 38.37, 10.10, 68.78, 67.76, 83.30, 82.70),
-        0.75: _row(87.38, 37.33, 9.13, 59.69, 59.10, 84.06, 83.69),
-        0.90: _row(89.13, 35.95, 9.68, 42.02, 47.86, 84.98, 84.36),
-    },
-    'epochs_ablation': {  # SwARo on CIFAR-10 after this many training epochs (appendix)
-        200: _row(78.03, 27.73, 6.44, 51.96, 51.66, 78.14, 77.64),
-        400: _row(81.97, 23.90, 4.69, 51.87, 50.90, 73.46, 72.99),
-        600: _row(83.32, 29.79, 6.31, 54.82, 53.20, 79.85, 79.34),
-        800: _row(85.63, 32.04, 6.51, 59.78, 58.90, 81.67, 81.25),
-        1000: _row(84.43, 33.03, 7.52, 57.65, 57.20, 82.52, 81.99),
-        1200: _row(86.55, 33.91, 7.92, 61.13, 59.92, 83.44, 82.98),
-        1400: _row(87.05, 36.53, 9.13, 59.38, 59.35, 83.97, 83.57),
-        1600: _row(87.21, 36.32, 8.62, 60.66, 60.50, 84.23, 83.82),
-        1800: _row(87.35, 36.94, 8.80, 58.81, 59.21, 84.09, 83.69),
-        2000: _row(87.38, 37.33, 9.13, 59.69, 59.10, 84.06, 83.69),
-    },
-    'k_ablation': {  # SwARo on CIFAR-10 with K clusters (appendix)
-        25: _row(87.61, 37.34, 9.49, 59.07, 59.91, 84.36, 84.10),
-        50: _row(87.12, 37.86, 9.48, 57.98, 60.72, 84.60, 84.21),
-        100: _row(87.42, 37.36, 9.61, 58.91, 59.41, 84.21, 83.79),
-        250: _row(87.79, 37.72, 9.17, 59.22, 61.21, 85.26, 84.84),
-        500: _row(87.42, 36.98, 9.26, 59.12, 59.44, 84.37, 83.81),
-        1000: _row(87.38, 37.33, 9.13, 59.69, 59.10, 84.06, 83.69),
-        2500: _row(87.38, 37.83, 8.96, 58.68, 59.90, 84.57, 84.08),
-        5000: _row(87.34, 37.35, 9.67, 59.26, 59.41, 84.44, 83.95),
-        10000: _row(87.48, 38.17, 9.01, 56.46, 59.91, 84.37, 83.70),
-    },
 }
 ROW_LABELS = {'ce': 'CE', 'at': 'AT', 'trades': 'TRADES', 'scl': 'SCL', 'simclr': 'SimCLR', 'swav': 'SwAV', 'rocl': 'RoCL',
               'acl': 'ACL', 'swaro': 'SwARo', 'rocl+rle': 'RoCL+rLE', 'swaro+rle': 'SwARo+rLE'}  # the paper's row names
 
-# %% ../nbs/10_analysis.ipynb #f18f02a7
+# %% ../nbs/10_analysis.ipynb #93f9432f
+PAPER['table4'] = {  # CIFAR-10 black-box: [attack][target][source] = (mean, sd); the diagonal is not reported
+    'linf_8': {
+        'at': {'trades': (41.67, 0.06), 'rocl': (43.06, 0.08), 'swaro': (43.53, 0.05)},
+        'trades': {'at': (82.29, 0.04), 'rocl': (74.43, 0.04), 'swaro': (73.31, 0.10)},
+        'rocl': {'at': (82.03, 0.07), 'trades': (71.39, 0.02), 'swaro': (61.41, 0.08)},
+        'acl': {'at': (80.28, 0.05), 'trades': (69.62, 0.04), 'rocl': (63.53, 0.04), 'swaro': (63.06, 0.10)},
+        'swaro': {'at': (84.99, 0.12), 'trades': (74.38, 0.08), 'rocl': (64.27, 0.12)},
+    },
+    'linf_16': {
+        'at': {'trades': (36.97, 0.08), 'rocl': (40.81, 0.14), 'swaro': (41.89, 0.06)},
+        'trades': {'at': (80.10, 0.09), 'rocl': (55.88, 0.11), 'swaro': (55.55, 0.07)},
+        'rocl': {'at': (79.11, 0.08), 'trades': (46.09, 0.10), 'swaro': (28.86, 0.15)},
+        'acl': {'at': (77.93, 0.13), 'trades': (45.56, 0.03), 'rocl': (32.48, 0.07), 'swaro': (33.33, 0.14)},
+        'swaro': {'at': (81.80, 0.23), 'trades': (45.40, 0.09), 'rocl': (25.61, 0.15)},
+    },
+}
+PAPER['table5'] = {  # transfer learning, LE clean accuracy; key 'source->target'
+    'acl': {'cifar100->cifar10': 70.08, 'cifar10->cifar100': 42.29},
+    'rocl': {'cifar100->cifar10': 73.93, 'cifar10->cifar100': 45.84},
+    'swaro': {'cifar100->cifar10': 75.52, 'cifar10->cifar100': 46.01},
+}
+
+# %% ../nbs/10_analysis.ipynb #4c95acab
+PAPER['p_ablation'] = {  # SwARo on CIFAR-10, probability p of the cluster-targeted attack per batch
+    0.10: _row(84.11, 39.58, 10.68, 73.80, 72.51, 82.31, 82.25),
+    0.25: _row(84.11, 37.93, 9.26, 73.09, 70.36, 82.04, 81.92),
+    0.50: _row(85.78, 38.37, 10.10, 68.78, 67.76, 83.30, 82.70),
+    0.75: _row(87.38, 37.33, 9.13, 59.69, 59.10, 84.06, 83.69),
+    0.90: _row(89.13, 35.95, 9.68, 42.02, 47.86, 84.98, 84.36),
+}
+PAPER['epochs_ablation'] = {  # SwARo on CIFAR-10 after this many training epochs (appendix)
+    200: _row(78.03, 27.73, 6.44, 51.96, 51.66, 78.14, 77.64),
+    400: _row(81.97, 23.90, 4.69, 51.87, 50.90, 73.46, 72.99),
+    600: _row(83.32, 29.79, 6.31, 54.82, 53.20, 79.85, 79.34),
+    800: _row(85.63, 32.04, 6.51, 59.78, 58.90, 81.67, 81.25),
+    1000: _row(84.43, 33.03, 7.52, 57.65, 57.20, 82.52, 81.99),
+    1200: _row(86.55, 33.91, 7.92, 61.13, 59.92, 83.44, 82.98),
+    1400: _row(87.05, 36.53, 9.13, 59.38, 59.35, 83.97, 83.57),
+    1600: _row(87.21, 36.32, 8.62, 60.66, 60.50, 84.23, 83.82),
+    1800: _row(87.35, 36.94, 8.80, 58.81, 59.21, 84.09, 83.69),
+    2000: _row(87.38, 37.33, 9.13, 59.69, 59.10, 84.06, 83.69),
+}
+PAPER['k_ablation'] = {  # SwARo on CIFAR-10 with K clusters (appendix)
+    25: _row(87.61, 37.34, 9.49, 59.07, 59.91, 84.36, 84.10),
+    50: _row(87.12, 37.86, 9.48, 57.98, 60.72, 84.60, 84.21),
+    100: _row(87.42, 37.36, 9.61, 58.91, 59.41, 84.21, 83.79),
+    250: _row(87.79, 37.72, 9.17, 59.22, 61.21, 85.26, 84.84),
+    500: _row(87.42, 36.98, 9.26, 59.12, 59.44, 84.37, 83.81),
+    1000: _row(87.38, 37.33, 9.13, 59.69, 59.10, 84.06, 83.69),
+    2500: _row(87.38, 37.83, 8.96, 58.68, 59.90, 84.57, 84.08),
+    5000: _row(87.34, 37.35, 9.67, 59.26, 59.41, 84.44, 83.95),
+    10000: _row(87.48, 38.17, 9.01, 56.46, 59.91, 84.37, 83.70),
+}
+
+# %% ../nbs/10_analysis.ipynb #e43ea9f6
 TABLES = ('table1', 'table2', 'table3', 'table4', 'table5', 'p_ablation', 'epochs_ablation', 'k_ablation')
 _ABLATION_KEY = {'p_ablation': lambda r: round(float(r['config']['p']), 2), 'epochs_ablation': lambda r: r.get('epochs'),
                  'k_ablation': lambda r: r['config']['n_clusters']}
@@ -549,6 +571,43 @@ def _eval_rows(table: str, results: list) -> tuple:
             rows.append({'method': label, 'setting': setting, **_meta(r), **_pairs(ours, PAPER[table].get(key), cols)})
     return rows, seen, cols
 
+# %% ../nbs/10_analysis.ipynb #04b2080d
+def _table5_rows(results: list, include_missing: bool) -> list:
+    "Rows of Table 5 (transfer learning) from `kind='transfer'` records, and the paper's rows we have none for when asked."
+    rows, seen = [], set()
+    for r in results:
+        if r.get('kind') != 'transfer': continue
+        d = f"{r['source']}->{r['target']}"; seen.add((r['method'], d))
+        rows.append({'method': _label(r['method']), 'source': r['source'], 'target': r['target'], **_meta(r),
+                     **_pairs(r['metrics'], {'clean': PAPER['table5'].get(r['method'], {}).get(d, math.nan)}, ['clean'])})
+    if include_missing:
+        for m, v in PAPER['table5'].items():
+            for d, p in v.items():
+                if (m, d) not in seen:
+                    s, t = d.split('->')
+                    rows.append({'method': _label(m), 'source': s, 'target': t, 'run': '', 'epochs': None, 'card': '', 'date': '',
+                                 'clean': math.nan, 'clean (paper)': p})
+    return rows
+
+def _table4_rows(results: list) -> list:
+    "Rows of Table 4 (black-box): one per target and attack, a column per source, each beside the paper's mean."
+    rows = []
+    for r in results:
+        if r.get('kind') != 'black_box': continue
+        meth = {n: v['method'] for n, v in r['runs'].items()}
+        for atk, mat in r['matrix'].items():
+            eps = {'linf_8': '8/255', 'linf_16': '16/255'}.get(atk, atk)
+            for t, row in mat.items():
+                pr = PAPER['table4'].get(atk, {}).get(meth[t], {})
+                d = {'target': _label(meth[t]), 'run': t, 'attack': f'linf {eps}', 'epochs': r['runs'][t].get('epochs'),
+                     'card': r.get('card', ''), 'date': str(r.get('date', ''))[:10]}
+                for s, v in row.items():
+                    col = f'from {_label(meth[s])}' if list(meth.values()).count(meth[s]) == 1 else f'from {s}'
+                    d[col] = v; d[f'{col} (paper)'] = pr.get(meth[s], (math.nan,))[0]
+                rows.append(d)
+    return rows
+
+# %% ../nbs/10_analysis.ipynb #0bb60353
 def paper_table(table: str,  # one of TABLES
                 results: list,  # result records (dicts from the JSON files; other kinds are ignored)
                 include_missing: bool = False,  # also list the paper's rows we have no result for
@@ -557,37 +616,8 @@ def paper_table(table: str,  # one of TABLES
     import pandas as pd
     if table not in TABLES: raise ValueError(f"table must be one of {TABLES}, got {table!r}")
     if isinstance(results, dict): results = [results]
-    if table == 'table5':
-        rows, seen = [], set()
-        for r in results:
-            if r.get('kind') != 'transfer': continue
-            d = f"{r['source']}->{r['target']}"; seen.add((r['method'], d))
-            rows.append({'method': _label(r['method']), 'source': r['source'], 'target': r['target'], **_meta(r),
-                         **_pairs(r['metrics'], {'clean': PAPER['table5'].get(r['method'], {}).get(d, math.nan)}, ['clean'])})
-        if include_missing:
-            for m, v in PAPER['table5'].items():
-                for d, p in v.items():
-                    if (m, d) not in seen:
-                        s, t = d.split('->')
-                        rows.append({'method': _label(m), 'source': s, 'target': t, 'run': '', 'epochs': None, 'card': '', 'date': '',
-                                     'clean': math.nan, 'clean (paper)': p})
-        return pd.DataFrame(rows)
-    if table == 'table4':
-        rows = []
-        for r in results:
-            if r.get('kind') != 'black_box': continue
-            meth = {n: v['method'] for n, v in r['runs'].items()}
-            for atk, mat in r['matrix'].items():
-                eps = {'linf_8': '8/255', 'linf_16': '16/255'}.get(atk, atk)
-                for t, row in mat.items():
-                    pr = PAPER['table4'].get(atk, {}).get(meth[t], {})
-                    d = {'target': _label(meth[t]), 'run': t, 'attack': f'linf {eps}', 'epochs': r['runs'][t].get('epochs'),
-                         'card': r.get('card', ''), 'date': str(r.get('date', ''))[:10]}
-                    for s, v in row.items():
-                        col = f'from {_label(meth[s])}' if list(meth.values()).count(meth[s]) == 1 else f'from {s}'
-                        d[col] = v; d[f'{col} (paper)'] = pr.get(meth[s], (math.nan,))[0]
-                    rows.append(d)
-        return pd.DataFrame(rows)
+    if table == 'table5': return pd.DataFrame(_table5_rows(results, include_missing))
+    if table == 'table4': return pd.DataFrame(_table4_rows(results))
     rows, seen, cols = _eval_rows(table, results)
     if include_missing:
         for key, paper in PAPER[table].items():
@@ -610,7 +640,7 @@ def markdown_table(df,  # a DataFrame (e.g. from `paper_table`)
     lines += ['| ' + ' | '.join(cell(v) for v in row) + ' |' for row in df.itertuples(index=False)]
     return '\n'.join(lines)
 
-def load_results(paths,  # JSON files and/or folders of them (e.g. 'results')
+def load_results(paths,  # JSON files and/or folders of them (e.g. 'results/eval')
                  kind: str | None = None,  # keep only records of this kind ('eval', 'transfer', 'black_box')
                 ) -> list:  # result records, in file-name order
     "Result records from JSON files (folders: every `*.json` inside that is a result record)."
@@ -623,7 +653,112 @@ def load_results(paths,  # JSON files and/or folders of them (e.g. 'results')
             if isinstance(r, dict) and 'kind' in r and (kind is None or r['kind'] == kind): out.append(r)
     return out
 
-# %% ../nbs/10_analysis.ipynb #10d34bb7
+# %% ../nbs/10_analysis.ipynb #e9b6b2da
+FULL_BUDGET_EPOCHS = 100  # a run trained at least this long on the full training set is set beside the paper's numbers
+
+def paper_comparable(rec: dict  # a results record: eval, transfer or black_box
+                    ) -> bool:
+    "Whether a record comes from full-budget runs (>= FULL_BUDGET_EPOCHS epochs on the full training set), so the paper's numbers apply."
+    if rec.get('kind') == 'black_box': return bool(rec.get('runs')) and all(map(paper_comparable, rec['runs'].values()))
+    subset = (rec.get('config') or {}).get('subset_per_class') if 'config' in rec else rec.get('subset_per_class')
+    return isinstance(rec.get('epochs'), int) and rec['epochs'] >= FULL_BUDGET_EPOCHS and subset is None
+
+def smoke_note(rec: dict) -> str:
+    "One line on what a run below the full budget is for (its numbers are not set beside the paper's)."
+    if rec.get('kind') == 'black_box':
+        return (f"black-box matrix over {', '.join(rec['runs'])}: not every run has the full budget, so the paper's Table 4 "
+                f"is not shown beside it")
+    cfg, epochs = rec.get('config') or {}, rec.get('epochs')
+    if cfg.get('subset_per_class'):
+        n = cfg['subset_per_class'] * (100 if cfg.get('dataset') == 'cifar100' else 10)
+        return (f"{rec['run']}: a smoke run ({epochs} epochs on {n} training images) checks the pipeline end to end; its accuracies "
+                f"are near chance by design and say nothing about the method")
+    return (f"{rec['run']}: a short run ({epochs} epochs): the paper's numbers are shown only beside runs of at least "
+            f"{FULL_BUDGET_EPOCHS} epochs on the full training set")
+
+def ours_only(df):  # a frame from `paper_table`
+    "The frame without the paper's columns."
+    return df[[c for c in df.columns if not str(c).endswith('(paper)')]]
+
+def comparison_table(table: str,  # one of TABLES
+                     records: list,  # result records
+                    ) -> str:  # Markdown: full-budget runs beside the paper's numbers, then the other runs alone
+    "One of the paper's tables as Markdown, the paper's numbers beside full-budget runs only."
+    full = [r for r in records if paper_comparable(r)]
+    short = [r for r in records if not paper_comparable(r)]
+    parts = [markdown_table(paper_table(table, full))] if full else []
+    if short and len(df := paper_table(table, short)): parts.append(markdown_table(ours_only(df)))
+    return '\n\n'.join(parts)
+
+# %% ../nbs/10_analysis.ipynb #c0c18a02
+def eval_budgets(smoke: bool = False,  # CPU-sized budgets (`SMOKE`) for those not given
+                 le_epochs: int | None = None,  # LE epochs (default 150)
+                 rle_epochs: int | None = None,  # rLE epochs (default 150)
+                 n_test: int | None = None,  # test images attacked (default all)
+                 train_per_class: int | None = None,  # training images per class for the heads (default all)
+                ) -> dict:  # le_epochs, rle_epochs, n_test, train_per_class, tsne_points
+    "Evaluation budgets: each one given, else `SMOKE`'s when `smoke`, else the paper's (150 epochs, every image)."
+    base = dict(le_epochs=150, rle_epochs=150, n_test=None, train_per_class=None, tsne_points=2000)
+    if smoke: base.update(SMOKE, tsne_points=300)
+    given = dict(le_epochs=le_epochs, rle_epochs=rle_epochs, n_test=n_test, train_per_class=train_per_class)
+    return {k: given[k] if given.get(k) is not None else v for k, v in base.items()}
+
+def _show_eval(res: dict):
+    "Print one evaluation: where its record went, its flags, and a note when the run is below the full budget."
+    print(f"{res['run']} ({res['method']}, {res['dataset']}, {res['epochs']} epochs) -> {res['path']}  [{res['seconds']['total']:.1f} s]")
+    for f in res['flags']: print(f"  flag: {f}")
+    if not paper_comparable(res): print(f"  {smoke_note(res)}")
+
+def _tsne_run(run_dir, dataset, out, n: int, device, seed: int, data_root) -> Path:
+    "The t-SNE map of one run's test-image features, written as `<run>-tsne.png`."
+    ds = check_name(dataset or load_run(run_dir, 'cpu')[2].dataset)
+    te = _cifar(ds, False, data_root)
+    p = _out_path(out, run_dir, f"{Path(run_dir).name}-tsne.png")
+    tsne_plot(run_dir, te.images, te.labels, te.classes, n=n, path=p, device=device, seed=seed)
+    print(f"t-SNE: {p}")
+    return p
+
+# %% ../nbs/10_analysis.ipynb #a0270a86
+def evaluate_runs(runs: list,  # run folders
+                  out=None,  # one folder for every record and plot (None: `eval_dir` of each run, runs/black_box-eval/ for Table 4)
+                  le_epochs: int = 150,  # LE epochs (see `eval_budgets`)
+                  rle_epochs: int = 150,  # rLE epochs
+                  rle: bool = True,  # also rLE
+                  table3: bool = False,  # also BIM / FGSM / Jitter
+                  transfer: str | None = None,  # also LE on this other dataset (Table 5)
+                  tsne: bool = False,  # t-SNE map per run
+                  tsne_points: int = 2000,  # points per t-SNE map
+                  black_box: bool = False,  # black-box matrix over the runs (Table 4)
+                  black_box_only: bool = False,  # only the black-box matrix
+                  dataset: str | None = None,  # evaluate on this dataset (default: each run's own)
+                  **common,  # n_test, train_per_class, device, batch_size, progress, data_root, seed: as in `evaluate_run`
+                 ) -> dict:  # records: eval (list), transfer (list), black_box (record or None), tsne (PNG paths)
+    "What `swaro_eval` does: evaluate run folders, print each result and the tables (the paper's beside full-budget runs), write the records."
+    dest = eval_dir if out is None else out
+    for r in runs: load_run(r, 'cpu')  # fail fast on a missing or unreadable run, before any work
+    done = dict(eval=[], transfer=[], black_box=None, tsne=[])
+    for r in ([] if black_box_only else runs):
+        res = evaluate_run(r, dataset=dataset, le_epochs=le_epochs, rle_epochs=rle_epochs, table3=table3, rle=rle, out=dest, **common)
+        done['eval'].append(res); _show_eval(res)
+    for ds in sorted({r['dataset'] for r in done['eval']}):
+        recs = [r for r in done['eval'] if r['dataset'] == ds]
+        print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
+        if table3 and ds == 'cifar10': print(comparison_table('table3', recs))
+    if transfer:
+        done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **common) for r in runs]
+        for t in done['transfer']: print(f"transfer {t['run']}: {t['source']} -> {t['target']}: {t['metrics']['clean']:.2f}%  -> {t['path']}")
+        print(comparison_table('table5', done['transfer']))
+    if tsne:
+        done['tsne'] = [_tsne_run(r, dataset, dest, tsne_points, common.get('device'), common.get('seed', 0), common.get('data_root'))
+                        for r in runs]
+    if black_box or black_box_only:
+        bb = done['black_box'] = black_box_table(runs, le_epochs=le_epochs, out=dest, **common)
+        print(comparison_table('table4', [bb])); print(f"black-box -> {bb['path']}")
+        for f in bb['flags']: print(f"  flag: {f}")
+        if not paper_comparable(bb): print(smoke_note(bb))
+    return done
+
+# %% ../nbs/10_analysis.ipynb #863b7aea
 def eval_parser() -> argparse.ArgumentParser:
     "The argument parser of `swaro_eval`."
     ap = argparse.ArgumentParser(prog='swaro_eval', description="Evaluate run folders as the paper does: LE / rLE, white-box attacks "
@@ -639,7 +774,8 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--tsne', action='store_true', help='t-SNE map of test-image features per run (PNG)')
     ap.add_argument('--n-test', type=int, default=None, help='random test subset (default all 10,000; smoke %d)' % SMOKE['n_test'])
     ap.add_argument('--train-per-class', type=int, default=None, help='class-balanced training subset for the heads (default all; smoke %d)' % SMOKE['train_per_class'])
-    ap.add_argument('--out', default='results', help='folder for the JSON results and plots (default results)')
+    ap.add_argument('--out', default=None, help='one folder for every record and plot (default: runs/<run>-eval/ for each run, '
+                    'runs/black_box-eval/ for the black-box matrix)')
     ap.add_argument('--smoke', action='store_true', help='tiny budgets for a CPU check (attacks keep their steps)')
     ap.add_argument('--dataset', default=None, help='evaluate on this dataset (default: the one each run was trained on)')
     ap.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if available)')
@@ -653,36 +789,10 @@ def eval_main(argv=None  # arguments (default: sys.argv[1:])
              ):
     "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
     a = eval_parser().parse_args(argv)
-    pick = lambda v, k, full: v if v is not None else (SMOKE[k] if a.smoke else full)
-    le_epochs, rle_epochs = pick(a.le_epochs, 'le_epochs', 150), pick(a.rle_epochs, 'rle_epochs', 150)
-    n_test, tpc = pick(a.n_test, 'n_test', None), pick(a.train_per_class, 'train_per_class', None)
-    common = dict(n_test=n_test, train_per_class=tpc, device=a.device, batch_size=a.batch_size, progress=not a.no_progress,
-                  out=a.out, data_root=a.data_root, seed=a.seed)
+    b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
     try:
-        for r in a.runs: load_run(r, 'cpu')  # fail fast on a missing or unreadable run, before any work
-        results = []
-        for r in ([] if a.black_box_only else a.runs):
-            res = evaluate_run(r, dataset=a.dataset, le_epochs=le_epochs, rle_epochs=rle_epochs, table3=a.table3, rle=not a.no_rle, **common)
-            results.append(res)
-            print(f"{res['run']} ({res['method']}, {res['dataset']}, {res['epochs']} epochs) -> {res['path']}  [{res['seconds']['total']:.1f} s]")
-            for f in res['flags']: print(f"  flag: {f}")
-        for ds in sorted({r['dataset'] for r in results}):
-            print(markdown_table(paper_table('table2' if ds == 'cifar100' else 'table1', [r for r in results if r['dataset'] == ds])))
-            if a.table3 and ds == 'cifar10': print(markdown_table(paper_table('table3', results)))
-        if a.transfer:
-            tr_res = [transfer_eval(r, a.transfer, le_epochs=le_epochs, **common) for r in a.runs]
-            for t in tr_res: print(f"transfer {t['run']}: {t['source']} -> {t['target']}: {t['metrics']['clean']:.2f}%  -> {t['path']}")
-            print(markdown_table(paper_table('table5', tr_res)))
-        if a.tsne:
-            for r in a.runs:
-                ds = check_name(a.dataset or load_run(r, 'cpu')[2].dataset)
-                te = _cifar(ds, False, a.data_root)
-                p = Path(a.out) / f"{Path(r).name}-tsne.png"
-                tsne_plot(r, te.images, te.labels, te.classes, n=300 if a.smoke else 2000, path=p, device=a.device, seed=a.seed)
-                print(f"t-SNE: {p}")
-        if a.black_box or a.black_box_only:
-            bb = black_box_table(a.runs, le_epochs=le_epochs, **common)
-            print(markdown_table(paper_table('table4', [bb]))); print(f"black-box -> {bb['path']}")
-            for f in bb['flags']: print(f"  flag: {f}")
+        evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, transfer=a.transfer, tsne=a.tsne,
+                      black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
+                      batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed, **b)
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr); sys.exit(2)

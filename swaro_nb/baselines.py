@@ -10,17 +10,17 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.distributed as dist
 
+from fastcore.basics import patch
+
 from .data import check_name
 from .core import to_float, eval_mode
-from .augment import simclr_augment, crop_flip_params, apply_crop_flip, crop_flip
+from .augment import crop_flip
 from .encoder import ResNet18, ContrastiveNet, ProjectionHead, Normalize, fold_bn
-from .losses import nt_xent
+from .losses import nt_xent, gather_cat
 from .robustness import pgd
-from .losses import gather_cat
 from .config import PRESETS, TrainConfig, ConfigError, make_config
 from .optim import LARS
 from .methods import Method, register_method, METHODS
-from .train import Trainer
 
 # %% auto #0
 __all__ = ['BASELINES', 'IMAGENET_STATS', 'CIFAR_STATS', 'SWAV_STATS', 'BN_MODES', 'BASELINE_PRESETS', 'BASELINE_BUDGETS',
@@ -40,7 +40,7 @@ class Baseline(Method):
 
     def __init__(self, cfg: TrainConfig):
         super().__init__(cfg)
-        extra = dict(getattr(cfg, 'extra', None) or {})
+        extra = dict(cfg.extra or {})
         known = {'optimizer', 'nesterov', *self.options}
         bad = sorted(set(extra) - known)
         if bad: raise ConfigError(f"extra: {self.name} has no option(s) {', '.join(bad)}; its options are {', '.join(sorted(known))}")
@@ -48,6 +48,11 @@ class Baseline(Method):
         if self.opts['optimizer'] not in ('lars', 'sgd'):
             raise ConfigError(f"extra: optimizer must be 'lars' or 'sgd', got {self.opts['optimizer']!r}")
         self.check_options()
+
+    @classmethod
+    def check(cls, cfg: TrainConfig):
+        "Raise `ConfigError` on unknown or impossible options in `cfg.extra` (building the method validates them)."
+        cls(cfg)
 
     def check_options(self):
         "Raise `ConfigError` on an impossible option value (subclasses add their checks)."
@@ -59,15 +64,6 @@ class Baseline(Method):
         if self.opts['optimizer'] == 'lars':
             return LARS(params, lr=lr, momentum=c.momentum, weight_decay=c.weight_decay, trust_coef=c.lars_trust)
         return torch.optim.SGD(params, lr=lr, momentum=c.momentum, weight_decay=c.weight_decay, nesterov=bool(self.opts['nesterov']))
-
-    def ensure_optimizer(self, tr: 'Trainer'):
-        "Swap the trainer's LARS for this method's SGD once (keeping groups, scheduled lr and any resumed state)."
-        if self.opts['optimizer'] == 'lars' or isinstance(tr.opt, torch.optim.SGD): return
-        old = tr.opt
-        new = self.make_optimizer([{'params': g['params']} for g in old.param_groups], lr=old.param_groups[0]['lr'])
-        if old.state and 'dampening' in old.param_groups[0]: new.load_state_dict(old.state_dict())  # SGD state of a resumed run
-        for gn, go in zip(new.param_groups, old.param_groups): gn['lr'] = go['lr']
-        tr.opt = new
 
     def classifier(self, net: nn.Module) -> nn.Module:
         "The trained classifier itself (CE, AT, TRADES); self-supervised methods need a linear head on `encoder(net)` instead."
@@ -128,7 +124,6 @@ class CE(_Supervised):
     name = 'ce'
     normalize = 'cifar'  # SupContrast main_ce.py normalises with the dataset statistics
     def loss(self, tr, idx, x, y):
-        self.ensure_optimizer(tr)
         logits = tr.model(self.inputs(tr, x))
         return F.cross_entropy(logits, y), {'acc': (logits.argmax(1) == y).float().mean()}
 
@@ -151,7 +146,6 @@ class AT(_Supervised):
     "Madry et al.'s adversarial training: cross-entropy on PGD examples (l_inf, random start), attack in eval mode."
     name = 'at'
     def loss(self, tr, idx, x, y):
-        self.ensure_optimizer(tr)
         c = self.cfg
         xa = ce_pgd(tr.attack_model, self.inputs(tr, x), y, c.eps, c.alpha, c.attack_steps, True, tr.gen)
         logits = tr.model(xa)
@@ -201,7 +195,6 @@ class TRADES(_Supervised):
     def check_options(self):
         if not self.opts['beta'] >= 0: raise ConfigError(f"extra: beta must be >= 0, got {self.opts['beta']!r}")
     def loss(self, tr, idx, x, y):
-        self.ensure_optimizer(tr)
         c = self.cfg
         xn = self.inputs(tr, x)
         xa = trades_pgd(tr.attack_model, xn, c.eps, c.alpha, c.attack_steps, tr.gen)
@@ -251,7 +244,6 @@ class SupCon(Baseline):
         c = self.cfg
         return ContrastiveNet(width=c.width, hidden_dim=c.proj_hidden, proj_dim=c.proj_dim, normalize=CIFAR_STATS[check_name(c.dataset)])
     def loss(self, tr, idx, x, y):
-        self.ensure_optimizer(tr)
         x1, x2 = tr.views(x, 2, scale=(0.2, 1.0))
         z1, z2 = tr.model(torch.cat([x1, x2])).chunk(2)
         return supcon_loss(z1, z2, y, self.cfg.temperature, self.opts['base_temperature'], tr.gather), {}
@@ -304,6 +296,7 @@ def swav_loss(scores: list,  # per crop a (B, K) tensor of prototype scores; cro
         loss = loss + sub / (V - 1)
     return loss / len(assign)
 
+# %% ../nbs/09_baselines.ipynb #5ff6ed0d
 class SwAVNet(nn.Module):
     "Encoder, BN projection head, l2-normalised projection and bias-free prototypes: forward(x) gives (z, prototype scores)."
     def __init__(self, width: int = 64,  # ResNet-18 width
@@ -329,6 +322,7 @@ class SwAVNet(nn.Module):
 
 SWAV_STATS = ((0.485, 0.456, 0.406), (0.228, 0.224, 0.225))  # swav src/multicropdataset.py
 
+# %% ../nbs/09_baselines.ipynb #2a7028d7
 @register_method
 class SwAV(Baseline):
     "SwAV (Caron et al. 2020): swapped prediction of Sinkhorn-Knopp prototype codes between views."
@@ -351,7 +345,6 @@ class SwAV(Baseline):
     def _aug(self, tr, x, n, **kw):
         return tr.views(x, n, scale=kw.pop('scale', (0.14, 1.0)), jitter=(0.8, 0.8, 0.8, 0.2), **kw)
     def loss(self, tr, idx, x, y):
-        self.ensure_optimizer(tr)
         o, net = self.opts, tr.net
         with torch.no_grad(): net.prototypes.weight.copy_(F.normalize(net.prototypes.weight, dim=1))
         net.freeze_prototypes = tr.step < o['freeze_prototypes_epochs'] * tr.steps_per_epoch
@@ -362,27 +355,33 @@ class SwAV(Baseline):
             ss += list(s_small.chunk(o['small_crops']))
         qs = self._queue_step(tr, zs) if o['queue_length'] and tr.epoch >= o['epoch_queue_starts'] else None
         return swav_loss(ss, self.cfg.temperature, o['sk_epsilon'], o['sk_iters'], (0, 1), qs, tr.world > 1), {}
-    @torch.no_grad()
-    def _queue_step(self, tr, zs):
-        "Scores of the queued embeddings (once the queue is full), then push this batch's embeddings (official order)."
-        bs = zs[0].shape[0]
-        if self.queue is None:
-            glob = tr.cfg.batch_size
-            L = (self.opts['queue_length'] - self.opts['queue_length'] % glob) // tr.world
-            if L < bs: raise ConfigError(f"extra: queue_length {self.opts['queue_length']} holds less than one global batch ({glob})")
-            self.queue, self.queue_filled = torch.zeros(2, L, zs[0].shape[1], device=zs[0].device), 0
-        self.queue = self.queue.to(zs[0].device)
-        w = tr.net.prototypes.weight
-        qs = [self.queue[i] @ w.T.to(self.queue.dtype) for i in range(2)] if self.queue_filled >= self.queue.shape[1] else None
-        for i in range(2):
-            self.queue[i, bs:] = self.queue[i, :-bs].clone()
-            self.queue[i, :bs] = zs[i].float()
-        self.queue_filled += bs
-        return qs
-    def state_dict(self) -> dict: return {'queue': self.queue, 'queue_filled': self.queue_filled}
-    def load_state_dict(self, d: dict): self.queue, self.queue_filled = d.get('queue'), d.get('queue_filled', 0)
 
-# %% ../nbs/09_baselines.ipynb #5ff6ed0d
+# %% ../nbs/09_baselines.ipynb #ffd7fe50
+@patch
+@torch.no_grad()
+def _queue_step(self: SwAV, tr, zs):
+    "Scores of the queued embeddings (once the queue is full), then push this batch's embeddings (official order)."
+    bs = zs[0].shape[0]
+    if self.queue is None:
+        glob = tr.cfg.batch_size
+        L = (self.opts['queue_length'] - self.opts['queue_length'] % glob) // tr.world
+        if L < bs: raise ConfigError(f"extra: queue_length {self.opts['queue_length']} holds less than one global batch ({glob})")
+        self.queue, self.queue_filled = torch.zeros(2, L, zs[0].shape[1], device=zs[0].device), 0
+    self.queue = self.queue.to(zs[0].device)
+    w = tr.net.prototypes.weight
+    qs = [self.queue[i] @ w.T.to(self.queue.dtype) for i in range(2)] if self.queue_filled >= self.queue.shape[1] else None
+    for i in range(2):
+        self.queue[i, bs:] = self.queue[i, :-bs].clone()
+        self.queue[i, :bs] = zs[i].float()
+    self.queue_filled += bs
+    return qs
+
+@patch
+def state_dict(self: SwAV) -> dict: return {'queue': self.queue, 'queue_filled': self.queue_filled}
+@patch
+def load_state_dict(self: SwAV, d: dict): self.queue, self.queue_filled = d.get('queue'), d.get('queue_filled', 0)
+
+# %% ../nbs/09_baselines.ipynb #2e0d443c
 BN_MODES = ('clean', 'adv')
 
 class DualBatchNorm(nn.Module):
@@ -404,6 +403,7 @@ def to_dual_bn(module: nn.Module,  # any network; converted in place
         setattr(module, name, to_dual_bn(child))
     return module
 
+# %% ../nbs/09_baselines.ipynb #deb10f70
 def _duals(module: nn.Module) -> list:
     d = [m for m in module.modules() if isinstance(m, DualBatchNorm)]
     if not d: raise ValueError(f"{type(module).__name__} has no DualBatchNorm layers; convert it with to_dual_bn first")
@@ -447,7 +447,7 @@ def from_dual_bn(module: nn.Module,  # a network with DualBatchNorm layers (left
     swap(out)
     return out
 
-# %% ../nbs/09_baselines.ipynb #ffd7fe50
+# %% ../nbs/09_baselines.ipynb #f7c28c42
 def acl_pgd(model: nn.Module,  # dual-BN encoder + head (attacked in eval mode through its adversarial branch)
             x1: torch.Tensor,  # (N, C, H, W) first views in [0, 1]
             x2: torch.Tensor,  # (N, C, H, W) second views in [0, 1]
@@ -498,7 +498,6 @@ class ACL(Baseline):
         "A plain ResNet-18 copy (eval mode) with the `eval_bn` branch's batch norms: what ACL fine-tunes and evaluates."
         return from_dual_bn(net.encoder, self.opts['eval_bn']).eval()
     def loss(self, tr, idx, x, y):
-        self.ensure_optimizer(tr)
         c = self.cfg
         x1, x2 = tr.views(x, 2, scale=(0.1, 1.0))
         xa1, xa2 = acl_pgd(tr.attack_model, x1, x2, c.eps, c.alpha, c.attack_steps, c.temperature, tr.gen)
@@ -507,7 +506,7 @@ class ACL(Baseline):
         clean, adv = tr.contrastive(z1, z2), tr.contrastive(za1, za2)
         return (clean + adv) / 2, {'clean_loss': clean.detach(), 'adv_loss': adv.detach()}
 
-# %% ../nbs/09_baselines.ipynb #deb10f70
+# %% ../nbs/09_baselines.ipynb #f5648526
 BASELINE_PRESETS = {
     'acl': dict(lr=0.05, warmup_multiplier=100.0,  # train_simCLR.py: LARS lr 5.0, linear warm-up from 0 over 10 epochs, cosine -> here 0.05 -> 5.0
                 weight_decay=1e-6, lars_trust=1e-3,  # LARS(weight_decay=1e-6), optimizer/lars.py eta=0.001

@@ -1,7 +1,9 @@
 "Baselines from outside: each trains one epoch through the engine, resumes exactly, and hands evaluation a usable encoder."
 import json, math
 import pytest, torch
-from swaro_nb.train import train, Trainer, ConfigError, lr_at
+from swaro_nb.config import ConfigError
+from swaro_nb.optim import lr_at
+from swaro_nb.train import train, Trainer
 from swaro_nb.baselines import BASELINES, baseline_config, SwAV
 
 TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=1, attack_steps=2, monitor_every=1,
@@ -20,14 +22,14 @@ def test_one_epoch_through_the_engine(tmp_path, method):
     sgd = t.method.opts['optimizer'] == 'sgd'
     assert isinstance(t.opt, torch.optim.SGD) == sgd
     assert ('nesterov' in s['opt']['param_groups'][0]) == sgd       # the checkpoint holds the optimiser that trained
-    # the swapped-in SGD kept the engine's schedule: the last step ran at lr_at(last step)
+    # the method's optimiser runs the engine's schedule: the last step ran at lr_at(last step)
     assert t.opt.param_groups[0]['lr'] == pytest.approx(lr_at(t.step - 1, t.steps_per_epoch, t.cfg))
     run = json.loads((t.dir / 'run.json').read_text())
     assert run['method'] == method and run['epochs_done'] == 1
 
 @pytest.mark.parametrize('method', ['trades', 'swav', 'acl'])
 def test_interrupted_and_resumed_equals_uninterrupted(tmp_path, method, monkeypatch):
-    "SGD swap (trades), SwAV's queue and prototype freeze (queue on), ACL's dual BN: 1 + 1 resumed epochs == 2 epochs, bit for bit."
+    "SGD state (trades), SwAV's queue and prototype freeze (queue on), ACL's dual BN: 1 + 1 resumed epochs == 2 epochs, bit for bit."
     if method == 'swav':
         monkeypatch.setattr(SwAV, 'options', {**SwAV.options, 'queue_length': 100, 'epoch_queue_starts': 0})
     kw = {**TINY, 'epochs': 2, 'monitor_every': 0}
@@ -47,6 +49,7 @@ def test_unknown_option_is_a_config_error(tmp_path):
     cfg.extra = {'n_protoypes': 10}
     with pytest.raises(ConfigError, match='has no option'):
         Trainer(cfg, resume=False)
+    assert not (tmp_path / cfg.name).exists()   # rejected by check_config before anything is written
 
 def test_linear_eval_of_a_baseline_encoder(tmp_path):
     "ACL's evaluation encoder (plain ResNet-18 copy, adversarial BN branch) goes through the library's linear evaluation."
