@@ -25,7 +25,7 @@ __all__ = ['WEIGHT_FILES', 'SMOKE', 'METRIC_KEYS', 'TABLE3_KEYS', 'BLACK_BOX_ATT
            'FULL_BUDGET_EPOCHS', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights',
            'subset_indices', 'eval_data', 'feature_dim', 'eval_dir', 'evaluate_run', 'transfer_eval', 'TSNEResult',
            'tsne_plot', 'black_box_table', 'paper_table', 'markdown_table', 'load_results', 'paper_comparable',
-           'smoke_note', 'ours_only', 'comparison_table', 'eval_budgets', 'evaluate_runs', 'eval_parser', 'eval_main']
+           'smoke_note', 'ours_only', 'comparison_table', 'eval_budgets', 'evaluate_runs']
 
 # %% ../nbs/10_analysis.ipynb #1ad2f3bf
 class RunError(ValueError):
@@ -757,42 +757,3 @@ def evaluate_runs(runs: list,  # run folders
         for f in bb['flags']: print(f"  flag: {f}")
         if not paper_comparable(bb): print(smoke_note(bb))
     return done
-
-# %% ../nbs/10_analysis.ipynb #863b7aea
-def eval_parser() -> argparse.ArgumentParser:
-    "The argument parser of `swaro_eval`."
-    ap = argparse.ArgumentParser(prog='swaro_eval', description="Evaluate run folders as the paper does: LE / rLE, white-box attacks "
-                                 "(Tables 1-3), black-box transfer (Table 4), transfer learning (Table 5), t-SNE; results as JSON.")
-    ap.add_argument('runs', nargs='+', metavar='RUN_DIR', help='run folders (runs/<name>/ from swaro_train)')
-    ap.add_argument('--le-epochs', type=int, default=None, help='LE epochs (default 150; smoke %d)' % SMOKE['le_epochs'])
-    ap.add_argument('--rle-epochs', type=int, default=None, help='rLE epochs (default 150; smoke %d)' % SMOKE['rle_epochs'])
-    ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
-    ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
-    ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
-    ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
-    ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
-    ap.add_argument('--tsne', action='store_true', help='t-SNE map of test-image features per run (PNG)')
-    ap.add_argument('--n-test', type=int, default=None, help='random test subset (default all 10,000; smoke %d)' % SMOKE['n_test'])
-    ap.add_argument('--train-per-class', type=int, default=None, help='class-balanced training subset for the heads (default all; smoke %d)' % SMOKE['train_per_class'])
-    ap.add_argument('--out', default=None, help='one folder for every record and plot (default: runs/<run>-eval/ for each run, '
-                    'runs/black_box-eval/ for the black-box matrix)')
-    ap.add_argument('--smoke', action='store_true', help='tiny budgets for a CPU check (attacks keep their steps)')
-    ap.add_argument('--dataset', default=None, help='evaluate on this dataset (default: the one each run was trained on)')
-    ap.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if available)')
-    ap.add_argument('--batch-size', type=int, default=512, help='images per attack batch')
-    ap.add_argument('--data-root', default=None, help='data root (default $SWARO_DATA or ~/.cache/swaro_nb/data)')
-    ap.add_argument('--seed', type=int, default=0)
-    ap.add_argument('--no-progress', action='store_true', help='no progress bars')
-    return ap
-
-def eval_main(argv=None  # arguments (default: sys.argv[1:])
-             ):
-    "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
-    a = eval_parser().parse_args(argv)
-    b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
-    try:
-        evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, transfer=a.transfer, tsne=a.tsne,
-                      black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
-                      batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed, **b)
-    except (RunError, ConfigError, DataError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr); sys.exit(2)

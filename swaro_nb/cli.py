@@ -9,7 +9,8 @@ from pathlib import Path
 from .config import TrainConfig, PRESETS, ConfigError, make_config
 
 # %% auto #0
-__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'train_cli', 'bench_cli', 'eval_cli', 'data_cli', 'main']
+__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'train_cli', 'bench_cli', 'eval_parser', 'eval_cli', 'data_cli',
+           'main']
 
 # %% ../nbs/11_cli.ipynb #d5935439
 class Parser(argparse.ArgumentParser):
@@ -73,7 +74,7 @@ def config_parser(prog: str, description: str, argv=None) -> argparse.ArgumentPa
                         metavar=field_type(f).__name__.upper().replace(' ', '_'), help=f"default {_shown(getattr(base, f.name))}{src}")
     return ap
 
-# %% ../nbs/11_cli.ipynb #4ad8a8cb
+# %% ../nbs/11_cli.ipynb #260729e0
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
     from swaro_nb.train import train, DivergenceError, CheckpointError
@@ -112,12 +113,48 @@ def bench_cli(argv=None):
     p.parent.mkdir(parents=True, exist_ok=True); p.write_text(json.dumps(old + recs, indent=1))
     print(f"{len(recs)} records appended to {p}")
 
-# %% ../nbs/11_cli.ipynb #d6f3bc9d
-def eval_cli(argv=None):
-    "Console script `swaro_eval`: evaluate run folders (LE, rLE, attacks, tables); see `swaro_nb.analysis.eval_main`."
-    from swaro_nb.analysis import eval_main
-    return eval_main(argv)
+# %% ../nbs/11_cli.ipynb #67eeef4e
+def eval_parser() -> argparse.ArgumentParser:
+    "The argument parser of `swaro_eval`."
+    from swaro_nb.analysis import SMOKE
+    ap = Parser(prog='swaro_eval', description="Evaluate run folders as the paper does: LE / rLE, white-box attacks "
+                                 "(Tables 1-3), black-box transfer (Table 4), transfer learning (Table 5), t-SNE; results as JSON.")
+    ap.add_argument('runs', nargs='+', metavar='RUN_DIR', help='run folders (runs/<name>/ from swaro_train)')
+    ap.add_argument('--le-epochs', type=int, default=None, help='LE epochs (default 150; smoke %d)' % SMOKE['le_epochs'])
+    ap.add_argument('--rle-epochs', type=int, default=None, help='rLE epochs (default 150; smoke %d)' % SMOKE['rle_epochs'])
+    ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
+    ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
+    ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
+    ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
+    ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
+    ap.add_argument('--tsne', action='store_true', help='t-SNE map of test-image features per run (PNG)')
+    ap.add_argument('--n-test', type=int, default=None, help='random test subset (default all 10,000; smoke %d)' % SMOKE['n_test'])
+    ap.add_argument('--train-per-class', type=int, default=None, help='class-balanced training subset for the heads (default all; smoke %d)' % SMOKE['train_per_class'])
+    ap.add_argument('--out', default=None, help='one folder for every record and plot (default: runs/<run>-eval/ for each run, '
+                    'runs/black_box-eval/ for the black-box matrix)')
+    ap.add_argument('--smoke', action='store_true', help='tiny budgets for a CPU check (attacks keep their steps)')
+    ap.add_argument('--dataset', default=None, help='evaluate on this dataset (default: the one each run was trained on)')
+    ap.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if available)')
+    ap.add_argument('--batch-size', type=int, default=512, help='images per attack batch')
+    ap.add_argument('--data-root', default=None, help='data root (default $SWARO_DATA or ~/.cache/swaro_nb/data)')
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--no-progress', action='store_true', help='no progress bars')
+    return ap
 
+def eval_cli(argv=None):
+    "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
+    from swaro_nb.analysis import eval_budgets, evaluate_runs, RunError
+    from swaro_nb.data import DataError
+    a = eval_parser().parse_args(argv)
+    b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
+    try:
+        evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, transfer=a.transfer, tsne=a.tsne,
+                      black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
+                      batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed, **b)
+    except (RunError, ConfigError, DataError, ValueError) as e:
+        print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
+
+# %% ../nbs/11_cli.ipynb #8d3fbb12
 def data_cli(argv=None):
     "Console script `swaro_data`: fetch datasets or summarise the ones present."
     from swaro_nb.data import main_cli
@@ -130,6 +167,6 @@ def main():
         print(f"usage: python -m swaro_nb.cli {{{'|'.join(cmds)}}} ...", file=sys.stderr); sys.exit(2)
     cmds[sys.argv[1]](sys.argv[2:])
 
-# %% ../nbs/11_cli.ipynb #4b2c826e
+# %% ../nbs/11_cli.ipynb #a165a866
 #| eval: false
 if __name__ == '__main__': main()
