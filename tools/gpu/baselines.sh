@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# GPU host, one call: every baseline trained EPOCHS epochs on CIFAR-10 with its own preset (swaro_nb.baselines.BASELINE_PRESETS via
-# --method), then a bounded evaluation of each; records, eval JSON and logs packed into $OUT/records.tar.
+# GPU machine, one command: every baseline trained EPOCHS epochs on CIFAR-10 with its own preset (swaro_nb.baselines.BASELINE_PRESETS via
+# --method), then a bounded evaluation of each (LE LE epochs, rLE RLE epochs, NTEST test images); records, eval JSON and
+# logs packed into $OUT/records.tar. Run it before a long job: some failures show only on a GPU under bf16 autocast.
 # Usage: EPOCHS=3 bash tools/gpu/baselines.sh      (CPU dry run: SMOKE=1 RUNS=/tmp/bl OUT=/tmp/blout bash tools/gpu/baselines.sh)
 set -uo pipefail
 if [ -z "${SMOKE:-}" ]; then source tools/gpu/common.sh; fi

@@ -1,5 +1,10 @@
-# Sourced by the GPU-host scripts: environment for a run on the device machine (data and wheels staged by ../shared/gpu/stage.sh).
-export PYTHONPATH=/tmp/site:$PWD SWARO_DATA=/root/swaro/data PYTHONUNBUFFERED=1 MPLBACKEND=Agg
-export OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+# Sourced by the scripts of this folder, from the repository root on the GPU machine: the environment of a run there.
+# Data in /root/swaro/data and wheels in /tmp/site, as staging leaves them (README.md); OUT is where results are collected.
+export PYTHONPATH=/tmp/site:$PWD SWARO_DATA=${SWARO_DATA:-/root/swaro/data} PYTHONUNBUFFERED=1 MPLBACKEND=Agg
+# NVLink multicast off in NCCL, PyTorch and NVSHMEM: on a machine whose GPUs others share, a program that uses it can put
+# them out of service. Keep these set for every multi-GPU run (torchrun inherits them).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+[ -n "${SWARO_COMMIT:-}" ] || echo "note: SWARO_COMMIT is not set; records say commit 'unknown' where the checkout has no .git" >&2
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee -a "$OUT/card.txt"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee -a "$OUT/card.txt"

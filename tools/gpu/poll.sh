@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# GPU host: wait (at most WAIT seconds) for tools/gpu/session4.sh to finish, print its progress, and copy its pack to $OUT once
-# DONE (pack.tar, plus the components' printed measurements and the event log as plain files for a quick look).
-S=${S:-/root/swaro/session}; R=${RUNS:-/root/swaro/runs}; W=${WAIT:-540}; OUT=${OUT:-/tmp/out}; t0=$(date +%s)
+# GPU machine: wait (at most WAIT seconds) for tools/gpu/compare.sh to finish, print its events and each run's progress,
+# and once it is DONE copy its pack to $OUT (pack.tar, plus the event log, the notebooks' printed measurements and their
+# records as plain files for a quick look). Run it again until it prints DONE.
+# Usage: bash tools/gpu/poll.sh          (WAIT=60 bash tools/gpu/poll.sh for a quick look)
+S=${S:-/root/swaro/compare}; R=${RUNS:-/root/swaro/runs}; W=${WAIT:-540}; OUT=${OUT:-/tmp/out}; LOG=${LOG:-/root/swaro/compare.log}
+mkdir -p "$OUT"; t0=$(date +%s)
 while [ ! -f $S/DONE ] && [ $(( $(date +%s) - t0 )) -lt $W ]; do sleep 5; done
 echo "== events"; cat $S/events.log 2>/dev/null
 echo "== runs"
 for f in $R/*/metrics.jsonl; do [ -f "$f" ] && echo "$(basename $(dirname $f)): $(wc -l < $f) epochs; last: $(tail -1 $f | cut -c1-160)"; done
 nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader 2>/dev/null
-if [ -f $S/DONE ]; then cp $S/pack.tar $S/events.log $OUT/ 2>/dev/null; cp $S/comp/cuda_outputs.txt $OUT/ 2>/dev/null; ls -la $OUT; echo "DONE"
-else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 $S/session.log 2>/dev/null; fi
+if [ -f $S/DONE ]; then
+  cp $S/pack.tar $S/events.log "$OUT"/ 2>/dev/null; cp $S/comp/cuda_outputs.txt "$OUT"/ 2>/dev/null
+  [ -d $S/comp/components ] && cp -r $S/comp/components "$OUT"/
+  ls -la "$OUT"; echo "DONE"
+else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null; fi

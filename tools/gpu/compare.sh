@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# GPU host with 4 GPUs, one lease: the equal-budget CIFAR-10 comparison (issue 7: SimCLR, RoCL, SwARo p=0.75 and the p=0.25
-# ablation, EPOCHS each, one run per GPU), the components' GPU cells (issue 3), the baselines' short runs (issue 6), the full
-# evaluations (issue 5), the black-box matrix and a 2-GPU DDP timing. Each GPU runs its own queue; every stage is bounded so
-# that $S/pack.tar exists (and $S/DONE) within DEADLINE seconds of the launch, whatever happens.
-# Launch detached (a lease's calls are at most 10 min; the work outlives the launching call):
-#   cp -r . /root/swaro/code && cd /root/swaro/code && setsid nohup bash tools/gpu/session4.sh > /root/swaro/session.log 2>&1 < /dev/null &
+# GPU machine with 4 GPUs, one detached job: the equal-budget CIFAR-10 comparison (SimCLR, RoCL, SwARo p=0.75 and the
+# p=0.25 ablation, EPOCHS each, one run per GPU), the library notebooks' GPU cells (components.sh), the baselines' short
+# runs (baselines.sh), the full evaluations (Tables 1 and 3, t-SNE), the black-box matrix (Table 4) over every model
+# trained here, and a 2-GPU DDP timing. Each GPU runs its own queue; every stage is bounded by `timeout` so that
+# $S/pack.tar (and $S/DONE) exist within DEADLINE seconds of the launch, whatever happens.
+# Launch it detached from a copy of the checkout (the job outlives the command that starts it):
+#   cp -r . /root/swaro/code && cd /root/swaro/code
+#   EPOCHS=120 setsid nohup bash tools/gpu/compare.sh > /root/swaro/compare.log 2>&1 < /dev/null &
 # then poll with `bash tools/gpu/poll.sh` (waits, prints progress, copies the pack to $OUT once DONE).
-# GPUS_PER_RUN=2: SwARo on GPUs 0,1 and RoCL then SimCLR on GPUs 2,3, each under DDP (for 200 epochs: a SwARo epoch is ~4.3 s on
-# two H100s against ~6.5 s on one), no p-ablation; TRADES re-checked on GPU 1 after SwARo's training.
-# CPU dry run of the whole script with tiny settings: SMOKE=1 S=/tmp/s4 RUNS=/tmp/s4/runs EPOCHS=2 bash tools/gpu/session4.sh
+# GPUS_PER_RUN=2: SwARo on GPUs 0,1 and RoCL then SimCLR on GPUs 2,3, each data-parallel (longer runs, e.g. EPOCHS=200),
+# no p-ablation and no components; TRADES is retrained on GPU 1 after SwARo's training.
+# Settings: EPOCHS (100), DEADLINE (1200 s for everything), TRAIN_LIMIT (800 s a training run; it stops checkpointed with
+# its run.json), BATCH (512), RLE (10 rLE epochs), COMP_S (420 s for components.sh), BL_TRAIN_S (170 s a baseline).
+# CPU dry run of the whole script with tiny settings: SMOKE=1 S=/tmp/cmp RUNS=/tmp/cmp/runs EPOCHS=2 bash tools/gpu/compare.sh
 set -uo pipefail
-S=${S:-/root/swaro/session}; R=${RUNS:-/root/swaro/runs}; mkdir -p $S/eval $R
+S=${S:-/root/swaro/compare}; R=${RUNS:-/root/swaro/runs}; mkdir -p $S/eval $R
 export OUT=$S
 if [ -z "${SMOKE:-}" ]; then source tools/gpu/common.sh; fi
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 MPLBACKEND=Agg
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 MPLBACKEND=Agg   # also in a dry run
 T0=$(date +%s); DL=${DEADLINE:-1200}; TL=${TRAIN_LIMIT:-800}
 E=${EPOCHS:-100}; W=$(( E / 20 > 0 ? E / 20 : 1 ))   # attack warm-up: the paper's 5% of the epochs
 N=c10-e$E
@@ -57,7 +61,7 @@ baselines() {  # GPU, methods
 q0() {
   if [ -z "${SMOKE:-}" ]; then
     log "components (notebooks' cuda/slow cells) on GPU 0"
-    CUDA_VISIBLE_DEVICES=0 OUT=$S/comp timeout ${COMP_S:-360} bash tools/gpu/components.sh > $S/components.log 2>&1
+    CUDA_VISIBLE_DEVICES=0 OUT=$S/comp timeout ${COMP_S:-420} bash tools/gpu/components.sh > $S/components.log 2>&1
     log "components: exit $? ($(grep -E '^notebooks:' $S/comp/nbs_cuda.log | tail -1))"
   fi
   train 0 simclr-$N --method simclr
@@ -94,6 +98,7 @@ pack() {
   cp -r $S/eval $S/pack/ 2>/dev/null
   for b in $S/baselines-a $S/baselines-b; do [ -d $b/eval ] && cp $b/eval/* $S/pack/eval/ 2>/dev/null; done
   cp $S/*.log $S/*.json $S/card.txt $S/comp/cuda_outputs.txt $S/comp/nbs_cuda.log $S/pack/ 2>/dev/null
+  [ -d $S/comp/components ] && cp -r $S/comp/components $S/pack/
   cp $S/baselines-*/*.log $S/pack/ 2>/dev/null
   tar -cf $S/pack.tar -C $S pack && touch $S/DONE
   log "packed $(du -h $S/pack.tar | cut -f1)"
@@ -112,5 +117,6 @@ q1 & P1=$!; q2 & P2=$!; q3 & P3=$!; q0 & P0=$!
   wait_for $P0; wait_for $P3; ddp_bench ) & PD=$!
 ( while { kill -0 $P0 || kill -0 $P1 || kill -0 $P2 || kill -0 $P3; } 2>/dev/null; do sleep 5; done; black_box ) & PB=$!   # after every queue
 while { kill -0 $P0 || kill -0 $P1 || kill -0 $P2 || kill -0 $P3 || kill -0 $PD || kill -0 $PB; } 2>/dev/null && [ $(left) -gt 25 ]; do sleep 5; done
-if [ $(left) -le 25 ]; then log "deadline: stopping what still runs"; pkill -f swaro_nb.cli; pkill -f run_nbs.py; sleep 3; fi
+killtree() { local c; for c in $(pgrep -P $1); do killtree $c; done; kill $1 2>/dev/null; }   # a queue and everything it started
+if [ $(left) -le 25 ]; then log "deadline: stopping what still runs"; for p in $P0 $P1 $P2 $P3 $PD $PB; do killtree $p; done; sleep 3; fi
 pack
