@@ -17,7 +17,8 @@ from .cluster import pseudo_labels
 from .attack import instance_pgd, swaro_pgd
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'register_method', 'get_method', 'check_config', 'adversarial_loss', 'SimCLR', 'RoCL', 'SwARo']
+__all__ = ['METHODS', 'Method', 'register_method', 'method_entry_points', 'get_method', 'check_config', 'adversarial_loss',
+           'SimCLR', 'RoCL', 'SwARo']
 
 # %% ../nbs/06b_methods.ipynb #c3a79731
 class Method:
@@ -60,11 +61,17 @@ def register_method(cls):
     "Class decorator: make a `Method` subclass trainable by its `name`."
     METHODS[cls.name] = cls; return cls
 
+def method_entry_points() -> dict:
+    "Method name -> entry point of every method announced in the `swaro_nb.methods` entry-point group."
+    from importlib.metadata import entry_points
+    return {ep.name: ep for ep in entry_points(group='swaro_nb.methods')}
+
 def get_method(name: str) -> type:
-    "The `Method` class registered as `name` (the baselines are loaded on first need); `ConfigError` when unknown."
+    "The `Method` class registered as `name`, loading its entry point on first need; `ConfigError` when unknown."
+    if name not in METHODS and name in (eps := method_entry_points()): eps[name].load()   # importing it registers it
     if name not in METHODS:
-        import importlib; importlib.import_module('swaro_nb.baselines')   # registers ACL, SwAV, SCL, CE, AT, TRADES
-    if name not in METHODS: raise ConfigError(f"method: unknown method {name!r}; choose one of {', '.join(sorted(METHODS))}")
+        known = sorted(set(METHODS) | set(method_entry_points()))
+        raise ConfigError(f"method: unknown method {name!r}; choose one of {', '.join(known)}")
     return METHODS[name]
 
 def check_config(cfg: TrainConfig, world_size: int = 1) -> TrainConfig:
