@@ -11,3 +11,16 @@ def root(): return ROOT
 def script(name: str) -> str:
     "Path of a console script installed beside this interpreter."
     return str(BIN / name)
+
+def cifar100_missing() -> str | None:
+    "Why CIFAR-100 cannot be used on this machine (None when both splits are under the data root)."
+    from swaro_nb.data import DataError, data_root, find_layout
+    try:
+        for train in (True, False): find_layout('cifar100', train=train)
+    except DataError:
+        return (f'CIFAR-100 is not under {data_root()}: run SWARO_CIFAR100_SRC=DIR bash tools/setup.sh '
+                f'with DIR a copy in the binary layout (or swaro_data fetch cifar100 --source DIR)')
+    return None
+
+_C100 = cifar100_missing()
+needs_cifar100 = pytest.mark.skipif(_C100 is not None, reason=_C100 or '')

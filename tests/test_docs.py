@@ -11,8 +11,10 @@ Two parts:
   `echo: false` cell, math, a plot and an executed copy with a stale cell) that pins down each
   processing step exactly, and the README made from its index notebook.
 
-Chromium: /usr/bin/chromium (Debian `apt-get install -y chromium`). When it is missing the browser
-tests are skipped, unless the env var CI is set: then its absence is a failure.
+Chromium: /usr/bin/chromium (Debian `apt-get install -y chromium`; `SWARO_INSTALL_BROWSER=1 bash tools/test.sh`
+installs it). When it is missing the browser tests are skipped with that hint, unless the env var CI is set: then
+its absence is a failure. The browser resolves no host but 127.0.0.1, and the test server records every request it
+could not answer: pages must render (math included: MathJax ships with the site) offline, with no missing file.
 """
 from __future__ import annotations
 import base64, functools, http.server, io, json, os, re, shutil, struct, subprocess, sys, threading, urllib.request
@@ -25,7 +27,10 @@ from bs4 import BeautifulSoup
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / 'tools' / 'build_docs.py'
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync']
+         '--disable-background-networking', '--disable-component-update', '--disable-sync',
+         '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1']   # offline: only the local test server answers
+ENABLE = ('install it (Debian: apt-get install -y chromium) or run SWARO_INSTALL_BROWSER=1 bash tools/test.sh, '
+          'which installs it')
 
 # ---------------------------------------------------------------------------- helpers
 
@@ -33,9 +38,8 @@ FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 def chromium() -> str:
     exe = shutil.which('chromium') or ('/usr/bin/chromium' if Path('/usr/bin/chromium').exists() else None)
     if exe is None:
-        msg = 'chromium is not installed (Debian: apt-get install -y chromium)'
-        if os.environ.get('CI'): pytest.fail(f'{msg}; CI is set, so the docs site must be checked in a browser')
-        pytest.skip(f'{msg} and CI is not set')
+        if os.environ.get('CI'): pytest.fail('chromium is not installed; CI is set, so the docs site must be checked in a browser')
+        pytest.skip(f'browser checks of the docs skipped: chromium is not installed; to run them, {ENABLE}')
     return exe
 
 _n = iter(range(10**6))
@@ -53,8 +57,13 @@ def dom(exe: str, url: str, tmp: Path) -> BeautifulSoup:
     assert '<body' in out, f'no DOM from chromium for {url}: {out[:500]!r}'
     return BeautifulSoup(out, 'html.parser')
 
+MISSING: list[str] = []   # paths the test servers answered with an error (404 ...), e.g. a MathJax font or the favicon
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *a): pass
+    def send_error(self, code, *a, **k):
+        MISSING.append(f'{code} {self.path}')
+        super().send_error(code, *a, **k)
 
 @pytest.fixture(scope='module')
 def serve():
@@ -67,6 +76,30 @@ def serve():
         return f'http://127.0.0.1:{srv.server_address[1]}/'
     yield start
     for s in servers: s.shutdown(); s.server_close()
+
+@pytest.fixture
+def no_missing():
+    "Fails the test if any request of it got an error answer from a test server."
+    MISSING.clear()
+    yield
+    assert not MISSING, f'the site lacks files the browser asked for: {MISSING}'
+
+def visible(el) -> str:
+    "Text a reader sees as prose: no code, scripts or typeset math (what is left of TeX there was never typeset)."
+    el = BeautifulSoup(str(el), 'html.parser')
+    for x in el.select('pre, code, script, style, textarea, mjx-container'): x.decompose()
+    return ' '.join(el.get_text(' ').split())
+
+_RAW_TEX = re.compile(r'\$\$|\$\\|\\(?:frac|sum|exp|log|mathrm|mathbf|mathcal|operatorname|sigma|delta|tau|alpha|beta|eta|Pi|tilde|big)\b')
+
+def assert_math_rendered(d: BeautifulSoup, page: str, min_eqs: int = 1):
+    "MathJax typeset the page's equations: rendered math elements, none with a TeX error, no raw TeX left in the prose."
+    main = d.select_one('main')
+    eqs = main.select('mjx-container')
+    assert len(eqs) >= min_eqs, f'{page}: {len(eqs)} typeset equations (mjx-container), expected at least {min_eqs}'
+    assert not main.select('mjx-merror'), f'{page}: MathJax reports a TeX error: {text(main.select_one("mjx-merror"))[:200]}'
+    raw = [m.group(0) for m in re.finditer(r'.{0,40}(?:' + _RAW_TEX.pattern + r').{0,40}', visible(main))]
+    assert not raw, f'{page}: equations left as raw TeX: {raw[:3]}'
 
 def build(*args: str) -> subprocess.CompletedProcess:
     r = subprocess.run([sys.executable, str(BUILD), *args], capture_output=True, text=True, timeout=600)
@@ -117,7 +150,7 @@ def site(tmp_path_factory) -> Path:
     build('--out', str(out))
     return out
 
-def test_index_page(chromium, site, serve, tmp_path):
+def test_index_page(chromium, site, serve, tmp_path, no_missing):
     base = serve(site)
     d = dom(chromium, base + 'index.html', tmp_path)
     title, desc = nb_title(ROOT / 'nbs' / 'index.ipynb')
@@ -149,6 +182,10 @@ def test_index_page(chromium, site, serve, tmp_path):
     assert flat == [w[1] for w in want]
     assert 'show_doc(' not in text(d.body)
     assert (site / 'styles.css').read_text() == (ROOT / 'nbs' / 'styles.css').read_text()
+    # every link of the page's text to another page of the site (the layout table, ...) has its page
+    broken = sorted({a['href'] for a in d.select('main a[href]') if not re.match(r'^[a-z][a-z0-9+.-]*:|#', a['href'])
+                     and not (site / a['href'].partition('#')[0]).is_file()})
+    assert not broken, f'index.html links to pages the site does not have (is each notebook in nbs/sidebar.yml?): {broken}'
 
 def _public_defs(py: Path) -> list[tuple[str, list[str], str]]:
     "(name, argument names, first docstring line) of each public top-level def/class listed in __all__."
@@ -163,7 +200,7 @@ def _public_defs(py: Path) -> list[tuple[str, list[str], str]]:
             res.append((n.name, args, (ast.get_docstring(n) or '').strip().splitlines()[0] if ast.get_docstring(n) else ''))
     return res
 
-def test_data_page(chromium, site, serve, tmp_path):
+def test_data_page(chromium, site, serve, tmp_path, no_missing):
     nb = ROOT / 'nbs' / '00_data.ipynb'
     assert nb.exists(), 'nbs/00_data.ipynb is part of the design; its page is what this test checks'
     d = dom(chromium, serve(site) + '00_data.html', tmp_path)
@@ -198,6 +235,23 @@ def test_data_page(chromium, site, serve, tmp_path):
         assert not a['href'].startswith('https://swaro-nb.github.io'), a['href']
         if page == '00_data.html' and frag: assert frag in ids, f'link {a["href"]} has no target'
     assert 'def load_cifar(' in h.find_parent(class_='jp-OutputArea-output').find('pre').get_text().replace(' (', '(')
+
+@pytest.mark.parametrize('page', ['03_ntxent.html', '05_attack.html'])
+def test_math_rendered(chromium, site, serve, tmp_path, no_missing, page):
+    "The paper's equations are typeset by the site's own MathJax in a browser that cannot reach any other host."
+    nb = json.loads((ROOT / 'nbs' / page.replace('.html', '.ipynb')).read_text())
+    md = ''.join(''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown')
+    n_display = md.count('$$') // 2
+    assert n_display >= 1, f'{page}: its notebook has no display equation; pick a page with one'
+    html = (site / page).read_text()
+    assert 'src="mathjax/tex-mml-chtml.js"' in html and not re.search(r'<script[^>]+src="https?:', html), 'MathJax must be the site\'s own copy'
+    assert (site / 'mathjax' / 'tex-mml-chtml.js').is_file() and (site / 'mathjax' / 'LICENSE').is_file()
+    d = dom(chromium, serve(site) + page, tmp_path)
+    assert_math_rendered(d, page, min_eqs=n_display)
+    assert len(d.select('main mjx-container[display="true"]')) >= n_display, f'{page}: display equations not typeset as such'
+    # the favicon: linked, and there as .svg and .ico (browsers ask for /favicon.ico without a link)
+    assert d.select_one('link[rel="icon"]')['href'] == 'favicon.svg'
+    assert (site / 'favicon.svg').read_text().lstrip().startswith('<svg') and (site / 'favicon.ico').read_bytes()[:4] == b'\x00\x00\x01\x00'
 
 def test_index_screenshot(chromium, site, serve, tmp_path):
     import numpy as np
@@ -253,6 +307,7 @@ def synth(tmp_path_factory):
         _cell('code', '#| echo: false\nprint("ECHO" + "LESS_CODE")', 'a6'),
         _cell('code', '#| fig-cap: a caption\nplot_it()  # a plot', 'a7'),
         _cell('code', 'print("source changed since it ran")', 'a8'),
+        _cell('markdown', 'A display equation:\n\n$$\\sum_{i=1}^{3} i^2 = \\frac{28}{2}$$', 'a9'),
     ]
     (p / 'nbs' / '00_thing.ipynb').write_text(json.dumps(_nb(thing)))
     # the executed copy as tools/run_nbs.py --save writes it: nbdev directives gone, title cell turned into frontmatter
@@ -276,7 +331,7 @@ def synth(tmp_path_factory):
     build('--root', str(p), '--readme', '--readme-out', str(p / 'README.md'))
     return p, r.stdout, png
 
-def test_synthetic_page(chromium, synth, serve, tmp_path):
+def test_synthetic_page(chromium, synth, serve, tmp_path, no_missing):
     p, log, png = synth
     assert '01_missing.ipynb' in log and 'does not exist' in log, 'a missing sidebar notebook must be reported'
     assert sorted(x.name for x in (p / '_docs').glob('*.html')) == ['00_thing.html', 'index.html']
@@ -304,12 +359,14 @@ def test_synthetic_page(chromium, synth, serve, tmp_path):
     imgs = main.select('img')
     assert len(imgs) == 1 and imgs[0]['src'] == 'data:image/png;base64,' + png
     assert png_size(base64.b64decode(png)) == (100, 50)
-    # math stays TeX for MathJax (typeset if the CDN is reachable); links to notebooks point at pages
+    # math stays TeX in the HTML and the site's own MathJax typesets it offline; links to notebooks point at pages
     html = (p / '_docs' / '00_thing.html').read_text()
-    assert '$\\alpha_{7}^{2}$' in html
-    assert 'alpha_{7}' in body or main.select('mjx-container')
+    assert '$\\alpha_{7}^{2}$' in html and '$$\\sum_{i=1}^{3} i^2' in html
+    assert 'window.MathJax' in html and 'src="mathjax/tex-mml-chtml.js"' in html and 'cdn.' not in html
+    assert_math_rendered(d, '00_thing.html', min_eqs=2)
+    assert len(main.select('mjx-container[display="true"]')) == 1
+    assert 'alpha_{7}' not in visible(main) and '$' not in visible(main)
     assert main.find('a', string='link')['href'] == 'index.html#top'
-    assert 'window.MathJax' in html and 'tex-mml-chtml.js' in html
 
 def test_synthetic_readme(synth):
     p, _, _ = synth

@@ -4,6 +4,7 @@
 Usage:
   python tools/build_docs.py [--exec-dir DIR] [--out _docs] [--workers N] [--root PROJECT]
   python tools/build_docs.py --readme [--exec-dir DIR] [--readme-out README.md]
+  python tools/build_docs.py --fetch-mathjax
 
 Typical: `python tools/run_nbs.py --save _proc_exec && python tools/build_docs.py --exec-dir _proc_exec`.
 `--out` is wiped and rebuilt, but only if an earlier build_docs run made it (marker file).
@@ -19,12 +20,18 @@ neither exported nor a `show_doc` call only the imports are run, and cells flagg
 Quarto's cell options (`#| echo: false`, `#| output: false`, `#| include: false`) are then applied
 as Quarto would and stripped from the code shown, and nbconvert (`HTMLExporter`, template
 `nbs/_templates/swaro`) writes `<out>/<name>.html` with a sidebar in `sidebar.yml` order, the page
-title and summary, `styles.css`, and math left in TeX for MathJax (loaded after the page, so pages
-never wait on the network). Images are embedded. Outputs come from the executed copy in
+title and summary, `styles.css`, a favicon, and math left in TeX for MathJax, which the site ships:
+MathJax 3.2.2 comes from the npm registry once (`npm pack mathjax@3.2.2`, its sha512 pinned below,
+kept in `~/.cache/swaro_nb/npm/` or `$SWARO_CACHE/npm/`; `--fetch-mathjax` only fetches it), and the
+files the pages need are copied into `<out>/mathjax/`, so the site renders its equations offline.
+Images are embedded. Outputs come from the executed copy in
 `--exec-dir` (what `tools/run_nbs.py --save DIR` writes, same relative paths) when there is one,
 else from the source notebook. Links nbdev makes to the hosted docs
 (`<doc_host><doc_baseurl>/data.html#load_cifar`) and links to `*.ipynb` are made relative, so the
 site works from `file://` or any static server. Also writes `sidebar.json`, `nb.css`, `site.css`.
+
+Needs: what tools/setup.sh installs (`pip install -e '.[dev,cpu]'`) and, the first time only, `npm`
+(or the MathJax tarball already in the cache).
 
 README: markdown cells of `nbs/index.ipynb` as they are, code cells as ```python blocks with their
 text outputs below, hidden/exported cells dropped, title and summary on top (as nbdev_readme would).
@@ -32,7 +39,7 @@ text outputs below, hidden/exported cells dropped, title and summary on top (as 
 Exit status 1 when any page failed to build (the others are still written).
 """
 from __future__ import annotations
-import argparse, ast, json, os, re, shutil, sys, time, warnings
+import argparse, ast, base64, hashlib, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time, warnings
 from pathlib import Path
 
 TOOL_ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +47,16 @@ ROOT = TOOL_ROOT                      # the project being built (--root); set_pr
 NBS = ROOT / 'nbs'
 TEMPLATES = TOOL_ROOT / 'nbs' / '_templates'
 TEMPLATE = 'swaro'
-MATHJAX_URL = 'https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js'
 MARKER = '.built_by_build_docs'
+# MathJax, shipped with the site: the npm tarball, pinned by the registry's own digests (`npm view mathjax@3.2.2 dist`)
+MATHJAX_PKG = 'mathjax@3.2.2'
+MATHJAX_TGZ = 'mathjax-3.2.2.tgz'
+MATHJAX_SHA1 = 'c754d7b46a679d7f3fa03543d6b8bf124ddf9f6b'
+MATHJAX_SHA512 = 'Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw=='
+MATHJAX_ENTRY = 'tex-mml-chtml.js'   # TeX and MathML in, CommonHTML out (what the pages load)
+# what that entry point loads on demand, relative to package/es5/: TeX extensions (autoload), the CHTML fonts,
+# the menu and its accessibility tools (speech rules included)
+MATHJAX_KEEP = (MATHJAX_ENTRY, 'input/tex/', 'output/chtml/fonts/woff-v2/', 'ui/', 'a11y/', 'sre/', 'adaptors/')
 
 # ---------------------------------------------------------------------------- notebooks & sidebar
 
@@ -319,7 +334,6 @@ def exporter():
         c.HTMLExporter.exclude_output_prompt = True
         c.HTMLExporter.embed_images = True
         c.HTMLExporter.theme = 'light'
-        c.HTMLExporter.mathjax_url = MATHJAX_URL   # MathJax 3; the template loads it after the page
         _EXPORTER = HTMLExporter(config=c)
     return _EXPORTER
 
@@ -374,7 +388,8 @@ def build_page(job: dict) -> dict:
         res = {'metadata': {'name': job['title'], 'path': str(src.parent)},
                'root': job['root'], 'page_title': fm.get('title', job['title']),
                'description': fm.get('description', ''), 'site_title': job['site_title'],
-               'sidebar_html': job['sidebar_html'], 'source_path': f'nbs/{rel}'}
+               'sidebar_html': job['sidebar_html'], 'source_path': f'nbs/{rel}',
+               'mathjax_src': job['root'] + 'mathjax/' + MATHJAX_ENTRY}
         body, _ = exporter().from_notebook_node(node, resources=res)
         body = pandoc_ids(fix_links(body, job['root'], job['doc_prefix'], job['aliases']))
         out = Path(job['out'])
@@ -394,6 +409,76 @@ def _lab_css() -> str:
             return p.read_text(encoding='utf-8') + '\n' + (p.parent / 'theme-light.css').read_text(encoding='utf-8')
     raise FileNotFoundError("nbconvert's lab template (static/index.css) not found")
 
+# ---------------------------------------------------------------------------- MathJax and favicon
+
+def cache_dir() -> Path:
+    "Where downloads for the docs are kept: `$SWARO_CACHE/npm`, else `~/.cache/swaro_nb/npm` (outside the repo)."
+    env = os.environ.get('SWARO_CACHE')
+    return (Path(env).expanduser() if env else Path.home() / '.cache' / 'swaro_nb') / 'npm'
+
+def _digests(path: Path) -> tuple[str, str]:
+    h1, h512 = hashlib.sha1(), hashlib.sha512()
+    with open(path, 'rb') as f:
+        for b in iter(lambda: f.read(1 << 20), b''): h1.update(b); h512.update(b)
+    return h1.hexdigest(), base64.b64encode(h512.digest()).decode()
+
+def _check_mathjax(tgz: Path) -> bool:
+    return _digests(tgz) == (MATHJAX_SHA1, MATHJAX_SHA512)
+
+def fetch_mathjax(quiet: bool = False) -> Path:
+    "The verified MathJax tarball in the cache; fetched with `npm pack` (6 MB) the first time."
+    dest = cache_dir() / MATHJAX_TGZ
+    if dest.exists():
+        if _check_mathjax(dest): return dest
+        print(f'note: {dest} does not match its pinned sha1/sha512; fetching it again')
+        dest.unlink()
+    if shutil.which('npm') is None:
+        raise SystemExit(f'error: the docs need {MATHJAX_PKG} to render math offline, and npm is not installed. Install npm '
+                         f'(Debian: apt-get install npm) and build again, or put {MATHJAX_TGZ} (sha1 {MATHJAX_SHA1}) at {dest}')
+    if not quiet: print(f'== fetching {MATHJAX_PKG} for the docs\' math (npm pack, 6 MB, once; kept in {dest.parent})', flush=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
+        r = subprocess.run(['npm', 'pack', '--silent', MATHJAX_PKG], cwd=tmp, capture_output=True, text=True)
+        got = Path(tmp) / (r.stdout.strip().splitlines() or [''])[-1]
+        if r.returncode or not got.is_file():
+            raise SystemExit(f'error: npm pack {MATHJAX_PKG} failed (exit {r.returncode}): {r.stderr.strip()[-800:]}')
+        sha1, sha512 = _digests(got)
+        if (sha1, sha512) != (MATHJAX_SHA1, MATHJAX_SHA512):
+            raise SystemExit(f'error: {MATHJAX_PKG} from npm has sha1 {sha1}, expected {MATHJAX_SHA1}: not used')
+        os.replace(got, dest)
+    return dest
+
+def install_mathjax(out: Path) -> int:
+    "Unpack the files the pages load from the verified tarball into `out/mathjax/`; returns how many."
+    tgz = fetch_mathjax()
+    dest, n = out / 'mathjax', 0
+    with tarfile.open(tgz) as tf:
+        for m in tf.getmembers():
+            name = m.name.removeprefix('package/')
+            rel = name.removeprefix('es5/') if name.startswith('es5/') else None
+            if not m.isfile(): continue
+            if name == 'LICENSE': rel = 'LICENSE'
+            elif rel is None or not any(rel == k or (k.endswith('/') and rel.startswith(k)) for k in MATHJAX_KEEP): continue
+            if '..' in Path(rel).parts: continue
+            t = dest / rel
+            t.parent.mkdir(parents=True, exist_ok=True)
+            with tf.extractfile(m) as f, open(t, 'wb') as o: shutil.copyfileobj(f, o)
+            n += 1
+    if not (dest / MATHJAX_ENTRY).is_file(): raise SystemExit(f'error: {tgz} has no package/es5/{MATHJAX_ENTRY}')
+    return n
+
+def write_favicon(out: Path) -> None:
+    "`favicon.svg` (what the pages link) and `favicon.ico` (what browsers ask for without a link), so neither is a 404."
+    shutil.copy2(TEMPLATES / TEMPLATE / 'favicon.svg', out / 'favicon.svg')
+    from PIL import Image, ImageDraw
+    im = Image.new('RGBA', (32, 32), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    d.rounded_rectangle((0, 0, 31, 31), radius=6, fill=(44, 62, 80, 255))
+    for i, c in enumerate([(231, 76, 60), (46, 204, 113), (52, 152, 219)]):   # three cluster dots
+        x, y = (9, 9) if i == 0 else (23, 9) if i == 1 else (16, 22)
+        d.ellipse((x - 5, y - 5, x + 5, y + 5), fill=c + (255,))
+    im.save(out / 'favicon.ico', sizes=[(16, 16), (32, 32)])
+
 def _prepare_out(out: Path):
     if out.exists() and any(out.iterdir()):
         if not (out / MARKER).exists():
@@ -410,6 +495,7 @@ def build_site(out: Path, exec_dir: Path | None = None, workers: int | None = No
     nav, pages = resolve_nav(read_sidebar())
     if not pages: sys.exit('error: no notebook listed in nbs/sidebar.yml exists')
     _prepare_out(out)
+    print(f'mathjax: {install_mathjax(out)} files of {MATHJAX_PKG} in {out / "mathjax"}', flush=True)
     site_title = cfg.get('title', cfg.get('lib_name', 'docs'))
     doc_prefix = (cfg.get('doc_host', '') + cfg.get('doc_baseurl', '')).rstrip('/') + '/' if cfg.get('doc_host') else ''
     aliases = {_nbpath2html(Path(p['source'])).as_posix(): p['href'] for p in pages}
@@ -442,6 +528,7 @@ def build_site(out: Path, exec_dir: Path | None = None, workers: int | None = No
     shutil.copy2(NBS / 'styles.css', out / 'styles.css')
     shutil.copy2(TEMPLATES / TEMPLATE / 'site.css', out / 'site.css')
     (out / 'nb.css').write_text(_lab_css(), encoding='utf-8')
+    write_favicon(out)
     print(f'docs: {len(pages) - failed} pages written to {out}, {failed} failed ({time.time() - t0:.1f}s)')
     return failed
 
@@ -512,7 +599,10 @@ def main():
     ap.add_argument('--readme', action='store_true', help='write README.md from nbs/index.ipynb instead of the site')
     ap.add_argument('--readme-out', default=None, help='where --readme writes (default: README.md in the project root)')
     ap.add_argument('--root', default=str(TOOL_ROOT), help='project root (default: this checkout)')
+    ap.add_argument('--fetch-mathjax', action='store_true', help=f'only fetch {MATHJAX_PKG} into the cache (npm pack, sha-checked)')
     a = ap.parse_args()
+    if a.fetch_mathjax:
+        tgz = fetch_mathjax(); print(f'mathjax: {tgz} (sha1 {MATHJAX_SHA1} verified)'); return
     out = Path(a.out).resolve() if a.out else None
     readme_out = Path(a.readme_out).resolve() if a.readme_out else None
     exec_dir = Path(a.exec_dir).resolve() if a.exec_dir else None

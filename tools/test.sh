@@ -2,54 +2,69 @@
 # The README's test command (CI runs exactly this through .ci/run). Sets up, then:
 #  1. notebooks clean and library in sync (nbdev_export / nbdev_clean change no tracked file),
 #  2. every library notebook's tests (nbdev_test semantics, tools/run_nbs.py; executed copies kept for the docs),
-#  3. the docs site built offline into _docs/,
+#  3. the docs site built offline into _docs/ (MathJax fetched once from npm, sha-checked),
 #  4. pytest tests/ (CLI end to end, resume, bad input, the site in headless Chromium).
-# Ends with one line `N passed, N failed` summed over the sync check, notebooks and pytest tests.
+# Ends with one line `N passed, N failed, N skipped` summed over the sync check, notebooks and pytest tests.
+# Chromium (Debian's `chromium`, for the browser checks of the docs) is installed with apt-get only under CI
+# (CI set) or when SWARO_INSTALL_BROWSER=1; otherwise, when it is missing, those checks are skipped and say so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+step() { echo "== $*"; }
+since() { echo "($(( $(date +%s) - $1 ))s)"; }
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "== installing chromium (docs test)"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "could not install chromium"
+if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+  if [ -n "${CI:-}" ] || [ "${SWARO_INSTALL_BROWSER:-}" = 1 ]; then
+    why=$([ -n "${CI:-}" ] && echo "CI is set" || echo "SWARO_INSTALL_BROWSER=1")
+    step "installing Debian's chromium with apt-get for the browser checks of the docs ($why; about 1-2 min)"
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null) \
+      || echo "could not install chromium; the browser checks of the docs will fail"
+  else
+    echo "== browser checks of the docs skipped: chromium is not installed (SWARO_INSTALL_BROWSER=1 bash tools/test.sh installs it with apt-get)"
+  fi
 fi
 PY=.venv/bin/python
-passed=0; failed=0
-count() { passed=$((passed + $1)); failed=$((failed + $2)); }
+passed=0; failed=0; skipped=0
+count() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0})); }
 
-echo "== 1. notebooks clean and library in sync"
+t=$(date +%s); step "1. notebooks clean and library in sync"
 before=$(git status --porcelain)
 .venv/bin/nbdev_export && .venv/bin/nbdev_clean
 after=$(git status --porcelain)
-if [ "$before" == "$after" ]; then echo "in sync"; count 1 0
+if [ "$before" == "$after" ]; then echo "in sync $(since $t)"; count 1 0
 else echo "nbdev_export/nbdev_clean changed files (commit their result):"; diff <(echo "$before") <(echo "$after"); git diff --stat; count 0 1; fi
 
-echo "== 2. notebook tests"
+t=$(date +%s); step "2. notebook tests (every library notebook on the CPU, 2 at a time; a few minutes)"
 rm -rf _proc_exec
 $PY tools/run_nbs.py --save _proc_exec | tee /tmp/swaro_nbs.log
 line=$(grep -E '^notebooks: [0-9]+ passed, [0-9]+ failed' /tmp/swaro_nbs.log | tail -1)
 if [ -n "$line" ]; then count $(echo "$line" | sed -E 's/notebooks: ([0-9]+) passed, ([0-9]+) failed/\1 \2/'); else count 0 1; fi
+echo "notebook tests $(since $t)"
 
-echo "== 2b. README.md generated from nbs/index.ipynb"
+step "2b. README.md generated from nbs/index.ipynb"
 if $PY tools/build_docs.py --readme --exec-dir _proc_exec --readme-out /tmp/swaro_README.md >/dev/null && diff -q README.md /tmp/swaro_README.md >/dev/null; then
   echo "README in sync"; count 1 0
 else echo "README.md differs from what nbs/index.ipynb generates (python tools/build_docs.py --readme --exec-dir _proc_exec):"; diff README.md /tmp/swaro_README.md | head -20; count 0 1; fi
 
-echo "== 3. docs site"
+t=$(date +%s); step "3. docs site into _docs/ (about 1 min)"
 if $PY tools/build_docs.py --exec-dir _proc_exec --out _docs; then export SWARO_DOCS_BUILT=1; else echo "docs build failed"; count 0 1; fi
+echo "docs $(since $t)"
 
-echo "== 4. pytest"
-$PY -m pytest tests -q -p no:cacheprovider --junitxml=/tmp/swaro_pytest.xml
-read p f < <($PY - <<'PYEOF'
+t=$(date +%s); step "4. pytest (a few minutes)"
+rm -f /tmp/swaro_pytest.xml
+$PY -m pytest tests -q -rs -p no:cacheprovider --junitxml=/tmp/swaro_pytest.xml
+read p f s < <($PY - <<'PYEOF'
 import xml.etree.ElementTree as ET
 try:
     r = ET.parse('/tmp/swaro_pytest.xml').getroot(); s = r if r.tag == 'testsuite' else r.find('testsuite')
     t, fl, er, sk = (int(s.get(k, 0)) for k in ('tests', 'failures', 'errors', 'skipped'))
-    print(t - fl - er - sk, fl + er)
-except Exception as e: print(0, 1)
+    print(t - fl - er - sk, fl + er, sk)
+except Exception as e: print(0, 1, 0)
 PYEOF
 )
-count "$p" "$f"
-echo "== done in $(( $(date +%s) - start ))s"
-echo "$passed passed, $failed failed"
+count "$p" "$f" "$s"
+echo "pytest $(since $t)"
+step "done in $(( $(date +%s) - start ))s"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
