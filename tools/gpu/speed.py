@@ -50,8 +50,8 @@ def main():
     rank, world, _ = init_distributed()
     stamp = dict(run_stamp(), gpus=world, tag=a.tag)
     peak = matmul_peak_tflops()
-    fl = flops_per_image(a.method, a.loss_form) if rank == 0 else None
-    if rank == 0: append(a.out, dict(kind='card', peak_tflops=round(peak, 1), gflops_per_image=round(fl / 1e9, 3), method=a.method,
+    fl = flops_per_image(a.method, a.loss_form) if rank == 0 and world == 1 else None  # the CPU count needs a single process
+    if rank == 0: append(a.out, dict(kind='card', peak_tflops=round(peak, 1), gflops_per_image=round(fl / 1e9, 3) if fl else None, method=a.method,
                                      loss_form=a.loss_form, **stamp))
     base = make_config('c10-200', method=a.method, loss_form=a.loss_form, attack_warmup_epochs=1, monitor_every=5,
                        out_dir='/root/swaro/runs/speed', subset_per_class=a.subset_per_class, progress=False)
