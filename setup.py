@@ -43,6 +43,7 @@ setuptools.setup(
     zip_safe=False,
     entry_points={
         'console_scripts': cfg.get('console_scripts', '').split(),
+        'swaro_nb.methods': cfg.get('method_entry_points', '').split(),
         'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
     },
     version=cfg['version'],

@@ -98,7 +98,7 @@ def profile_epoch(tr: 'Trainer') -> dict:
     return dict(ms_per_step={k: round(v, 3) for k, v in ms.items()}, step_ms=round(total_ms / n, 3), steps=n,
                 batch=tr.cfg.batch_size, method=tr.cfg.method, s_per_epoch=round(out['seconds'], 3))
 
-# %% ../nbs/06d_bench.ipynb #c9145b7d
+# %% ../nbs/06d_bench.ipynb #72797c1e
 def real_epoch_seconds(cfg, warmup_epochs: int = 2, timed_epochs: int = 5) -> dict:
     "Seconds per real epoch (clustering, monitor, checkpoints included) after `warmup_epochs`, timed over `timed_epochs`."
     import time as _time

