@@ -110,7 +110,7 @@ def _check_values(c: TrainConfig, world_size: int):
         bad('compile_mode', f"'default', 'max-autotune-no-cudagraphs' or 'reduce-overhead', got {c.compile_mode!r}")
 
 # %% ../nbs/06_config.ipynb #ce092eaf
-ROCL_CODE = dict(
+ROCL_CODE = dict(   # sources: github.com/Kim-Minseon/RoCL, src/ at 6816b7b71378239f938053ae2f674f4ea809e5b0
     method='rocl',
     loss_form='rocl-code',     # rocl_train.py:145,155 (3 views, loss = simloss + adv_loss); loss.py:55 (keys detached), 81-83 (positives summed);
                                # attack_lib.py:164-177 (1/256 NT-Xent(adv, view 2) over the local batch, train mode), argument.py:99,101

@@ -177,6 +177,7 @@ def find_layout(name: str,       # 'cifar10' or 'cifar100'
     raise DataError(f"no complete {n} dataset under {r}: looked in {'; '.join(report)}. "
                     f"Get it with: {fetch_command(n, r)}; or, if it is elsewhere, set $SWARO_DATA or pass root= (--root) to where it is")
 
+# %% ../nbs/00_data.ipynb #f5419acd2
 def file_problems(d: Path,      # a layout folder
                   files: dict   # file name -> (algorithm, hex digest), e.g. from `split_files`
                  ) -> dict:

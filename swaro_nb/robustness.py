@@ -349,6 +349,7 @@ def _torchattacks(model, spec, n_classes, amp):
     if spec.targeted: atk.set_mode_targeted_by_function(lambda im, lab: target_labels(lab, n_classes), quiet=True)
     return atk
 
+# %% ../nbs/07_robustness.ipynb #dafabdcd2
 def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `LinearClassifier`); evaluated in eval mode
                         images: torch.Tensor,  # (N, 3, H, W) uint8 test images (or [0,1] float)
                         labels: torch.Tensor,  # (N,) int64 true labels
