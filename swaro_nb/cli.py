@@ -176,7 +176,7 @@ def data_cli(argv=None):
     except DataError as e: fail(e, 1)
     except ValueError as e: fail(e, 2)
 
-# %% ../nbs/11_cli.ipynb #b2ce8419
+# %% ../nbs/11_cli.ipynb #54e58d80
 def main():
     "`python -m swaro_nb.cli train|bench|eval|data ...` (what torchrun launches)."
     cmds = {'train': train_cli, 'bench': bench_cli, 'eval': eval_cli, 'data': data_cli}
@@ -184,6 +184,6 @@ def main():
         print(f"usage: python -m swaro_nb.cli {{{'|'.join(cmds)}}} ...", file=sys.stderr); sys.exit(2)
     cmds[sys.argv[1]](sys.argv[2:])
 
-# %% ../nbs/11_cli.ipynb #6ff95c32
+# %% ../nbs/11_cli.ipynb #e2c82b9a
 #| eval: false
 if __name__ == '__main__': main()
