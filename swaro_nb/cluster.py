@@ -8,7 +8,7 @@ import contextlib, dataclasses, operator
 from typing import Callable
 import torch
 import torch.nn.functional as F
-from .core import extract_features, eval_mode
+from .core import extract_features
 
 # %% auto #0
 __all__ = ['KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels']
