@@ -725,6 +725,7 @@ def evaluate_runs(runs: list,  # run folders
                   rle_epochs: int = 150,  # rLE epochs
                   rle: bool = True,  # also rLE
                   table3: bool = False,  # also BIM / FGSM / Jitter
+                  attacks=DEFAULT_ATTACKS,  # the white-box columns (names from ALL_ATTACKS: add ROCL_ATTACKS, AUTOATTACK_ATTACKS)
                   transfer: str | None = None,  # also LE on this other dataset (Table 5)
                   tsne: bool = False,  # t-SNE map per run
                   tsne_points: int = 2000,  # points per t-SNE map
@@ -738,7 +739,8 @@ def evaluate_runs(runs: list,  # run folders
     for r in runs: load_run(r, 'cpu')  # fail fast on a missing or unreadable run, before any work
     done = dict(eval=[], transfer=[], black_box=None, tsne=[])
     for r in ([] if black_box_only else runs):
-        res = evaluate_run(r, dataset=dataset, le_epochs=le_epochs, rle_epochs=rle_epochs, table3=table3, rle=rle, out=dest, **common)
+        res = evaluate_run(r, dataset=dataset, le_epochs=le_epochs, rle_epochs=rle_epochs, table3=table3, rle=rle, out=dest,
+                           attacks=attacks, **common)
         done['eval'].append(res); _show_eval(res)
     for ds in sorted({r['dataset'] for r in done['eval']}):
         recs = [r for r in done['eval'] if r['dataset'] == ds]

@@ -124,6 +124,8 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--rle-epochs', type=int, default=None, help='rLE epochs (default 150; smoke %d)' % SMOKE['rle_epochs'])
     ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
     ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
+    ap.add_argument('--rocl-protocol', action='store_true', help="also RoCL's l_inf evaluation (PGD-20, step eps/10, eps 0.0314 and 0.0627)")
+    ap.add_argument('--autoattack', action='store_true', help='also AutoAttack (standard version) at l_inf 8/255 and l2 0.5, with the PGD-vs-AutoAttack guard')
     ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
     ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
     ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
@@ -144,11 +146,13 @@ def eval_parser() -> argparse.ArgumentParser:
 def eval_cli(argv=None):
     "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
     from swaro_nb.analysis import eval_budgets, evaluate_runs, RunError
+    from swaro_nb.robustness import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
     from swaro_nb.data import DataError
     a = eval_parser().parse_args(argv)
     b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
+    attacks = list(DEFAULT_ATTACKS) + (list(ROCL_ATTACKS) if a.rocl_protocol else []) + (list(AUTOATTACK_ATTACKS) if a.autoattack else [])
     try:
-        evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, transfer=a.transfer, tsne=a.tsne,
+        evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, attacks=attacks, transfer=a.transfer, tsne=a.tsne,
                       black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
                       batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed, **b)
     except (RunError, ConfigError, DataError, ValueError) as e:

@@ -14,9 +14,9 @@ from tqdm.auto import tqdm
 from .core import eval_mode
 
 # %% auto #0
-__all__ = ['DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ALL_ATTACKS', 'project_l1_box', 'slide_direction', 'pgd', 'fgsm', 'bim',
-           'jitter', 'AttackSpec', 'target_labels', 'run_attack', 'sanity_flags', 'evaluate_robustness',
-           'black_box_matrix']
+__all__ = ['DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'AA_GAP', 'project_l1_box',
+           'slide_direction', 'pgd', 'fgsm', 'bim', 'jitter', 'AttackSpec', 'target_labels', 'run_attack', 'autoattack',
+           'sanity_flags', 'evaluate_robustness', 'black_box_matrix']
 
 # %% ../nbs/07_robustness.ipynb #705d709f
 def _real(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -217,7 +217,7 @@ def jitter(model: nn.Module,  # classifier on [0,1] images, in eval mode
 @dataclass
 class AttackSpec:
     "One column of a robustness table: the algorithm, its norm, radius, step size, number of steps and options."
-    kind: str  # 'clean', 'pgd', 'fgsm', 'bim' or 'jitter'
+    kind: str  # 'clean', 'pgd', 'fgsm', 'bim', 'jitter' or 'autoattack'
     norm: str = 'linf'  # 'linf', 'l2' or 'l1' (pgd only; fgsm, bim and jitter are l_inf)
     eps: float = 8/255  # radius on the [0,1] scale
     alpha: float = 2/255  # step size
@@ -244,7 +244,15 @@ TABLE3_ATTACKS = {  # Table 3: BIM, FGSM, Jitter at 8/255, untargeted and target
     'jitter': AttackSpec('jitter', 'linf', 8/255, 2/255, 10, options=dict(scale=10.0, std=0.1)),
     'jitter_t': AttackSpec('jitter', 'linf', 8/255, 2/255, 10, targeted=True, options=dict(scale=10.0, std=0.1)),
 }
-ALL_ATTACKS = {**DEFAULT_ATTACKS, **TABLE3_ATTACKS}
+ROCL_ATTACKS = {  # RoCL's evaluation: PGD-20, step eps/10 (total_process.sh:19-20, robustness_test.py)
+    'rocl_linf_8': AttackSpec('pgd', 'linf', 0.0314, 0.00314, 20),
+    'rocl_linf_16': AttackSpec('pgd', 'linf', 0.0627, 0.00627, 20),
+}
+AUTOATTACK_ATTACKS = {  # AutoAttack, standard version (torchattacks.AutoAttack)
+    'aa_linf_8': AttackSpec('autoattack', 'linf', 8/255, 0.0, 0, random_start=False, options=dict(version='standard')),
+    'aa_l2_05': AttackSpec('autoattack', 'l2', 0.5, 0.0, 0, random_start=False, options=dict(version='standard')),
+}
+ALL_ATTACKS = {**DEFAULT_ATTACKS, **TABLE3_ATTACKS, **ROCL_ATTACKS, **AUTOATTACK_ATTACKS}
 
 def target_labels(y: torch.Tensor,  # (B,) true labels
                   n_classes: int,  # number of classes C
@@ -272,10 +280,33 @@ def run_attack(model: nn.Module,  # classifier on [0,1] images, in eval mode
     if spec.kind == 'jitter':
         return jitter(model, x, t, spec.eps, spec.alpha, spec.steps, random_start=spec.random_start, targeted=spec.targeted,
                       y_true=y, generator=generator, amp=amp, **spec.options)
-    raise ValueError(f"unknown attack kind {spec.kind!r}: use 'clean', 'pgd', 'fgsm', 'bim' or 'jitter'")
+    if spec.kind == 'autoattack': return autoattack(model, x, y, spec.norm, spec.eps, n_classes, amp=amp, **spec.options)
+    raise ValueError(f"unknown attack kind {spec.kind!r}: use 'clean', 'pgd', 'fgsm', 'bim', 'jitter' or 'autoattack'")
 
 # %% ../nbs/07_robustness.ipynb #a84bc929
-_MONOTONE = (('linf_16', 'linf_8'), ('l2_05', 'l2_025'), ('l1_12', 'l1_784'))
+def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
+               x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
+               y: torch.Tensor,  # (B,) true labels
+               norm: str = 'linf',  # 'linf' or 'l2'
+               eps: float = 8/255,  # radius
+               n_classes: int | None = None,  # classes of the model (default: its output size)
+               version: str = 'standard',  # torchattacks' AutoAttack version ('standard': APGD-CE, APGD-T, FAB-T, Square)
+               seed: int = 0,  # AutoAttack's seed
+               amp: bool | None = None,  # bf16 autocast for the model's forward passes (None: on CUDA only)
+              ) -> torch.Tensor:  # (B, C, H, W) adversarial images (an image no attack fools comes back unchanged)
+    "AutoAttack (Croce & Hein 2020) through torchattacks, on logits computed under our autocast rule."
+    import torchattacks as ta
+    if norm not in ('linf', 'l2'): raise ValueError(f"AutoAttack norm must be 'linf' or 'l2', got {norm!r}")
+    if n_classes is None:
+        with torch.no_grad(): n_classes = _logits(model, x[:1], amp).shape[1]
+    m = _Amp(model, amp).eval()
+    atk = ta.AutoAttack(m, norm='Linf' if norm == 'linf' else 'L2', eps=eps, version=version, n_classes=n_classes, seed=seed)
+    return atk(x, y)
+
+# %% ../nbs/07_robustness.ipynb #081cc81c
+_MONOTONE = (('linf_16', 'linf_8'), ('l2_05', 'l2_025'), ('l1_12', 'l1_784'), ('rocl_linf_16', 'rocl_linf_8'))
+_VS_AUTOATTACK = (('linf_8', 'aa_linf_8'), ('rocl_linf_8', 'aa_linf_8'), ('l2_05', 'aa_l2_05'))
+AA_GAP = 2.0  # percentage points PGD may stand above AutoAttack on the same images before it is flagged
 
 def sanity_flags(metrics: dict,  # accuracies in percent by key ('clean', 'linf_8', ..., optional 'black_box')
                  tol: float = 0.0,  # slack in percentage points before a comparison is flagged
@@ -298,9 +329,12 @@ def sanity_flags(metrics: dict,  # accuracies in percent by key ('clean', 'linf_
         for src, v in (bb.items() if isinstance(bb, dict) else [('black-box', bb)]):
             if num(v) and acc['linf_8'] > v + tol:
                 flags.append(f"white-box linf_8 = {acc['linf_8']:.2f}% > black-box from {src} = {v:.2f}%: transferred examples should not beat the white-box attack (gradient masking?)")
+    for p, a in _VS_AUTOATTACK:
+        if p in acc and a in acc and acc[p] > acc[a] + AA_GAP + tol:
+            flags.append(f"{p} = {acc[p]:.2f}% is more than {AA_GAP:g} points above AutoAttack {a} = {acc[a]:.2f}%: PGD is weak on this model or its gradients are masked")
     return flags
 
-# %% ../nbs/07_robustness.ipynb #dafabded
+# %% ../nbs/07_robustness.ipynb #b7f82f0a
 def _resolve(attacks) -> dict:
     "Attack specs by name from a dict of AttackSpecs or a list of names of ALL_ATTACKS."
     if isinstance(attacks, dict):
@@ -404,7 +438,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     out['flags'] = sanity_flags(out)
     return out
 
-# %% ../nbs/07_robustness.ipynb #1070cccc
+# %% ../nbs/07_robustness.ipynb #a2c02f9b
 def black_box_matrix(models: dict,  # name -> classifier on [0,1] images (all on one device)
                      images: torch.Tensor,  # (N, 3, H, W) uint8 test images (or [0,1] float)
                      labels: torch.Tensor,  # (N,) int64 true labels
