@@ -1,0 +1,435 @@
+#!/usr/bin/env python
+"""Lease planner: the predicted finish of a list of training runs (and their evaluations) on a GPU machine, from the
+speed and evaluation records; refuses a plan whose predicted end passes the lease's limit.
+
+  python tools/gpu/plan.py tools/gpu/plans/repro-lease1.json --gpus 2 --card H100          # exit 0: fits, 1: refused
+  python tools/gpu/plan.py PLAN --gpus 1 --set variant=base --set eval.rle_epochs=150       # what-if: every run changed
+
+A plan is a JSON list of runs, or an object {"runs": [...], "defaults": {...}, "note": "..."}; a run is
+  {"name": "swaro-c10-200-s0", "method": "swaro", "loss_form": "paper", "seed": 0, "epochs": 200, "gpus": 1,
+   "variant": "compiled", "batch": 512,
+   "eval": {"le_epochs": 150, "rle_epochs": 10, "n_test": 2000, "autoattack": true, "table3": true, "rocl_protocol": true}}
+variant: an engine variant of tools/gpu/speed.py (eager, base, attack, train, all, all-max, all-ro) or 'compiled'
+(= all-ro: compile='all', compile_mode='reduce-overhead', what tools/gpu/compile_check.py checks); "eval": null for none;
+"s_per_epoch" in a run overrides the records (said in the output).
+
+What a run costs, in order on its GPU(s):
+  start-up     --run-startup-s, plus --compile-s for a compiled variant (the lease's --startup-s comes once, first)
+  training     epochs x seconds per real epoch (k-means, monitor, checkpoints included) of the newest speed record of
+               the card (--card, a substring of the record's card) with the run's method, loss_form, GPUs, variant and
+               batch; without one, the nearest record scaled by a ratio measured on another record pair, said in the output
+  evaluation   --eval-startup-s + LE + rLE + the attacks of each head (LE, and rLE when it is trained), from a model
+               fitted on the evaluation records of the card (seconds per LE and rLE epoch, seconds per image and attack
+               step); AutoAttack from its records when one has its time, else the assumption AA_UNITS below
+A data-parallel run holds its GPUs for the training; its evaluation runs on the first of them.
+Runs go to GPUs longest first, each to the GPU(s) free earliest.
+"""
+from __future__ import annotations
+import argparse, json, math, statistics, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Start-up constants, with the records they come from.
+STARTUP_S = 120      # lease: machine start, staging of data and packages, before any run (a guess: set --startup-s)
+RUN_STARTUP_S = 30   # per training run: results/runs/swaro-c10-e120 trained 858 s between its 'training' and 'train exit'
+                     # lines of results/logs/2026-11-26-a-h100x4/events.log against train_seconds 840.6 (18 s of process
+                     # start and data load), and its first epoch took 14.3 s against the 6.5 s median (8 s of warm-up)
+COMPILE_S = 25       # per compiled run: results/speed/h100x4-3c4266d-g0.json, 'all-ro' (the only variant compiled cold in
+                     # that job) took wall_s 61.5 against 42.5 for 'all' at about the same epoch time
+EVAL_STARTUP_S = 25  # per evaluation: swaro-c10-e120 evaluated 237 s between its events.log lines, its record's
+                     # seconds.total is 213.1
+# AutoAttack (torchattacks, standard version: APGD-CE, APGD-T and FAB-T over 9 targets, Square with 5000 queries, each
+# on the points still robust) has no timing in any record yet. Assumed, in units of one attack step on one image
+# (fitted from the records, about 30 us on an H100 in float32): APGD-CE 100 steps on the ~80% clean-correct points,
+# APGD-T 9 x 100 and FAB-T 9 x 100 (x1.5) on the ~40% robust ones, Square 5000 forward-only queries on those, latency-bound
+# at small batches: 80 + 360 + 540 + ~1000 = about 2000 per image and norm. Uncertain by a factor of 2 either way.
+AA_UNITS = 2000
+# Attack steps + 1 (the final prediction) per image: swaro_nb.robustness DEFAULT_ATTACKS (Table 1), TABLE3_ATTACKS,
+# ROCL_ATTACKS (tests/test_plan.py checks these against the library).
+TABLE1_UNITS = {'clean': 1, 'linf_8': 21, 'linf_16': 21, 'l2_025': 21, 'l2_05': 21, 'l1_784': 21, 'l1_12': 21}
+TABLE3_UNITS = {'bim': 11, 'bim_t': 11, 'fgsm': 2, 'fgsm_t': 2, 'jitter': 11, 'jitter_t': 11}
+ROCL_UNITS = {'rocl_linf_8': 21, 'rocl_linf_16': 21}
+AA_NAMES = ('aa_linf_8', 'aa_l2_05')
+ALIASES = {'compiled': 'all-ro'}
+COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro'}
+VARIANTS = {'eager', 'base', *COMPILED}
+N_TRAIN, N_TEST = 50000, 10000
+RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
+EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
+                     train_images=N_TRAIN)
+
+
+class PlanError(ValueError):
+    "A plan or record set the planner cannot use; the message says what and how to fix it."
+
+
+# ---------------------------------------------------------------------------------------------------------- records
+def load_records(dirs) -> tuple[list, list]:
+    "Speed records (kind 'speed', from JSON lists) and evaluation records (kind 'eval') of every *.json in `dirs`."
+    speed, evals = [], []
+    for d in dirs:
+        d = Path(d)
+        if not d.is_dir(): raise PlanError(f"--records {d}: not a folder")
+        for f in sorted(d.glob('*.json')):
+            try: obj = json.loads(f.read_text())
+            except json.JSONDecodeError: continue
+            rel = _rel(f)
+            if isinstance(obj, list):
+                speed += [dict(r, _file=rel) for r in obj if isinstance(r, dict) and r.get('kind') == 'speed']
+            elif isinstance(obj, dict) and obj.get('kind') == 'eval':
+                evals.append(dict(obj, _file=rel))
+    return speed, evals
+
+def _rel(f: Path) -> str:
+    try: return str(f.resolve().relative_to(ROOT))
+    except ValueError: return str(f)
+
+def _card_ok(r, card): return card.lower() in str(r.get('card', '')).lower()
+
+def _key(r) -> dict:
+    return dict(method=r.get('method'), loss_form=r.get('loss_form', 'paper'), gpus=int(r.get('gpus', 1)),
+                variant=ALIASES.get(r.get('variant'), r.get('variant')))
+
+def _src(r) -> str:
+    k = _key(r)
+    return (f"{r['_file']} ({r.get('card')}, {r.get('commit')}, {str(r.get('date', ''))[:16]}; "
+            f"{k['method']}/{k['loss_form']} {k['gpus']} GPU {k['variant']} batch {r.get('batch')}: {r['s_per_real_epoch']} s)")
+
+
+class Speeds:
+    "Seconds per real epoch from the speed records of one card (records of runs sharing a card are left out)."
+    DIMS = ('method', 'loss_form', 'gpus', 'variant')
+
+    def __init__(self, records: list, card: str):
+        self.card = card
+        self.recs = [r for r in records if _card_ok(r, card) and 'shared' not in str(r.get('tag', ''))
+                     and isinstance(r.get('s_per_real_epoch'), (int, float))]
+
+    @staticmethod
+    def _newest(rs): return max(rs, key=lambda r: str(r.get('date', '')))
+
+    def _ratio(self, dim, to, frm, batch, prefer: dict, commit=None):
+        "t(dim=to) / t(dim=frm) from a pair of records of one commit equal in every other dimension (best-matching `prefer`)."
+        best = None
+        for a in self.recs:
+            ka = _key(a)
+            if ka[dim] != to or a.get('batch') != batch: continue
+            for b in self.recs:
+                kb = _key(b)
+                if kb[dim] != frm or b.get('batch') != batch or b.get('commit') != a.get('commit'): continue
+                if any(ka[d] != kb[d] for d in self.DIMS if d != dim): continue
+                miss = sum(ka[d] != v for d, v in prefer.items()) + (a.get('commit') != commit)
+                score = (miss, -_ts(a))
+                if best is None or score < best[0]: best = (score, a, b)
+        if best is None: return None
+        _, a, b = best
+        return a['s_per_real_epoch'] / b['s_per_real_epoch'], a, b
+
+    def lookup(self, method, loss_form, gpus, variant, batch=512) -> dict:
+        "{'s', 'record', 'assumption' (None when exact), 'source'} for one run's setting; PlanError when no record can give it."
+        want = dict(method=method, loss_form=loss_form, gpus=gpus, variant=ALIASES.get(variant, variant))
+        same = [r for r in self.recs if r.get('batch') == batch and all(_key(r)[d] == want[d] for d in ('method', 'loss_form'))]
+        exact = [r for r in same if _key(r) == want]
+        if exact:
+            r = self._newest(exact)
+            return dict(s=r['s_per_real_epoch'], record=r, assumption=None, source=_src(r))
+        options = []
+        for base in same:
+            kb, f, notes, used = _key(base), 1.0, [], []
+            dims = [d for d in ('variant', 'gpus') if kb[d] != want[d]]
+            cur = dict(kb)
+            ok = True
+            for d in dims:   # variant first (at the base's GPU count), then GPUs (at the wanted variant)
+                pref = {k: v for k, v in cur.items() if k != d}
+                got = self._ratio(d, want[d], cur[d], batch, pref, base.get('commit'))
+                if got is None and d == 'gpus':   # no pair at the wanted variant: any variant's GPU scaling
+                    got = self._ratio_any_variant(want[d], cur[d], batch, pref, base.get('commit'))
+                if got is None: ok = False; break
+                ratio, a, b = got
+                f *= ratio; cur[d] = want[d]; used.append(a)
+                ka, frm = _key(a), _key(b)[d]
+                on = (f"{ka['method']}/{ka['loss_form']} {ka['gpus']} GPU" if d == 'variant' else
+                      f"{ka['method']}/{ka['loss_form']} {ka['variant']}")
+                files = a['_file'] if a['_file'] == b['_file'] else f"{a['_file']} and {b['_file']}"
+                unit = '' if d == 'variant' else ' GPUs'
+                notes.append(f"x {ratio:.3f} ({d} {want[d]}/{frm}{unit} measured on {on}: "
+                             f"{a['s_per_real_epoch']} / {b['s_per_real_epoch']} s, {files}, {a.get('commit')})")
+            if ok: options.append((len(dims), -_ts(base), base, f, notes))
+        if not options:
+            have = sorted({(k['method'], k['loss_form'], k['gpus'], k['variant']) for k in map(_key, self.recs)})
+            raise PlanError(f"no speed record on a '{self.card}' card can give {method}/{loss_form} on {gpus} GPU(s), variant "
+                            f"{variant}, batch {batch} (records: {have or 'none'}); measure it with tools/gpu/speed.py "
+                            f"or give the run an s_per_epoch")
+        n, _, base, f, notes = min(options, key=lambda o: o[:2])
+        kb = _key(base)
+        what = [f"variant {want['variant']}" if kb['variant'] != want['variant'] else '',
+                f"{gpus} GPU(s)" if kb['gpus'] != gpus else '']
+        assumption = (f"no {method}/{loss_form} record for {' and '.join(w for w in what if w)}: its "
+                      f"{kb['gpus']}-GPU {kb['variant']} record {base['s_per_real_epoch']} s ({base['_file']}, {base.get('commit')}) "
+                      + ' '.join(notes))
+        return dict(s=base['s_per_real_epoch'] * f, record=base, assumption=assumption, source=_src(base))
+
+    def _ratio_any_variant(self, to, frm, batch, prefer, commit):
+        "GPU scaling measured at any variant (the wanted variant has no pair)."
+        best = None
+        for v in sorted({_key(r)['variant'] for r in self.recs}):
+            got = self._ratio('gpus', to, frm, batch, dict(prefer, variant=v), commit)
+            if got is None or _key(got[1])['variant'] != v: continue
+            score = (prefer.get('variant') != v, _key(got[1])['method'] != prefer.get('method'), -_ts(got[1]))
+            if best is None or score < best[0]: best = (score, got)
+        return best[1] if best else None
+
+
+def _ts(r) -> float:
+    "A record's date as a sortable number (0 when missing)."
+    import datetime
+    try: return datetime.datetime.fromisoformat(str(r.get('date'))).timestamp()
+    except (TypeError, ValueError): return 0.0
+
+
+class EvalModel:
+    "Seconds of an evaluation, fitted on the evaluation records of one card."
+
+    def __init__(self, records: list, card: str):
+        recs = [r for r in records if _card_ok(r, card) and isinstance(r.get('seconds'), dict) and isinstance(r.get('budgets'), dict)]
+        if not recs: raise PlanError(f"no evaluation record on a '{card}' card (results/eval/*-eval.json): nothing to size evaluations with")
+        self.n = len(recs); self.files = [r['_file'] for r in recs]
+        le = [(r['budgets']['le_epochs'] * _train(r) / N_TRAIN, r['seconds']['le']) for r in recs
+              if r['budgets'].get('le_epochs') and isinstance(r['seconds'].get('le'), (int, float))]
+        self.le_a, self.le_b = _line(le)
+        rle = [r['seconds']['rle'] / (r['budgets']['rle_epochs'] * _train(r) / N_TRAIN) for r in recs
+               if r['budgets'].get('rle_epochs') and isinstance(r['seconds'].get('rle'), (int, float))]
+        self.rle_s = statistics.median(rle) if rle else None
+        t = u = 0.0; aa = []
+        for r in recs:
+            specs, n = r['budgets'].get('attacks') or {}, _test(r)
+            for key, d in r['seconds'].items():
+                if not key.startswith('attacks_') or not isinstance(d, dict): continue
+                for name, sec in d.items():
+                    spec = specs.get(name) or {}
+                    if spec.get('kind') == 'autoattack' or name in AA_NAMES: aa.append((sec, n)); continue
+                    if 'steps' not in spec and name != 'clean': continue
+                    t += sec; u += n * (int(spec.get('steps') or 0) + 1)
+        if not u: raise PlanError(f"the evaluation records on a '{card}' card time no attack")
+        self.unit_s = t / u
+        self.aa_units = statistics.median(s / (n * self.unit_s) for s, n in aa) if aa else AA_UNITS
+        self.aa_measured = len(aa)
+
+    def describe(self) -> str:
+        aa = (f"AutoAttack {self.aa_units:.0f} units per image and norm from {self.aa_measured} timings" if self.aa_measured else
+              f"AutoAttack ASSUMED {self.aa_units:.0f} units per image and norm (no record times it; see AA_UNITS in this file)")
+        rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
+        return (f"evaluation model from {self.n} records ({', '.join(sorted(set(Path(f).name for f in self.files)))}): "
+                f"LE {self.le_a:.1f} s + {self.le_b:.3f} s per epoch; {rle}; attacks {self.unit_s * 1e6:.1f} us per image "
+                f"and step (a unit); {aa}")
+
+    def predict(self, ev: dict, eval_startup_s: float) -> dict:
+        "Seconds of one evaluation by component."
+        ev = {**EVAL_DEFAULTS, **ev}
+        scale = ev['train_images'] / N_TRAIN
+        n = ev['n_test'] or N_TEST
+        rle = bool(ev['rle_epochs'])
+        if rle and self.rle_s is None: raise PlanError("the plan asks for rLE but no evaluation record times it")
+        units = {'table1': sum(TABLE1_UNITS.values()), 'table3': sum(TABLE3_UNITS.values()) if ev['table3'] else 0,
+                 'rocl': sum(ROCL_UNITS.values()) if ev['rocl_protocol'] else 0,
+                 'autoattack': len(AA_NAMES) * self.aa_units if ev['autoattack'] else 0}
+        heads = 1 + rle
+        out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale,
+                   rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
+        out.update({f'attacks_{k}': heads * n * u * self.unit_s for k, u in units.items()})
+        out['total'] = sum(out.values())
+        return out
+
+
+def _train(r): return r['budgets'].get('train_images') or N_TRAIN
+def _test(r): return r['budgets'].get('test_images') or r['budgets'].get('n_test') or N_TEST
+
+def _line(pts):
+    "Least-squares a + b x (a >= 0); b alone (through 0) with fewer than two distinct x."
+    if not pts: raise PlanError("no evaluation record times LE")
+    xs, ys = zip(*pts)
+    if len(set(xs)) < 2: return 0.0, sum(ys) / sum(xs)
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    b = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x in xs)
+    a = my - b * mx
+    if a < 0: a, b = 0.0, sum(x * y for x, y in pts) / sum(x * x for x in xs)
+    return a, b
+
+
+# ------------------------------------------------------------------------------------------------------------ plan
+def _set(run: dict, key: str, value):
+    "Set a field of a run; 'eval.rle_epochs' reaches into the run's eval object (created when it is null)."
+    *path, last = key.split('.')
+    d = run
+    for p in path:
+        if not isinstance(d.get(p), dict): d[p] = {}
+        d = d[p]
+    d[last] = value
+
+def parse_set(s: str):
+    if '=' not in s: raise PlanError(f"--set {s!r}: expected KEY=VALUE, e.g. variant=base or eval.rle_epochs=150")
+    k, v = s.split('=', 1)
+    try: v = json.loads(v)
+    except json.JSONDecodeError: pass
+    return k.strip(), v
+
+def load_plan(path, sets=()) -> tuple[list, str]:
+    "The runs of a plan file (defaults applied, checked) and its note."
+    try: obj = json.loads(Path(path).read_text())
+    except FileNotFoundError: raise PlanError(f"plan {path}: no such file")
+    except json.JSONDecodeError as e: raise PlanError(f"plan {path}: not JSON ({e})")
+    runs, defaults, note = (obj, {}, '') if isinstance(obj, list) else (obj.get('runs'), obj.get('defaults') or {}, obj.get('note', ''))
+    if not isinstance(runs, list) or not runs: raise PlanError(f"plan {path}: no runs (a JSON list, or an object with 'runs')")
+    out = []
+    for i, r in enumerate(runs):
+        if not isinstance(r, dict): raise PlanError(f"plan {path}: run {i} is not an object")
+        r = json.loads(json.dumps({**RUN_DEFAULTS, **defaults, **r}))
+        for k, v in sets: _set(r, k, v)
+        for f in ('name', 'method', 'epochs'):
+            if f not in r: raise PlanError(f"plan {path}: run {i} has no '{f}'")
+        v = ALIASES.get(r['variant'], r['variant'])
+        if v not in VARIANTS: raise PlanError(f"run {r['name']}: variant {r['variant']!r} is not one of {sorted(VARIANTS | set(ALIASES))}")
+        if not isinstance(r['gpus'], int) or r['gpus'] < 1: raise PlanError(f"run {r['name']}: gpus must be a positive integer")
+        if not isinstance(r['epochs'], int) or r['epochs'] < 1: raise PlanError(f"run {r['name']}: epochs must be a positive integer")
+        if r['eval'] is not None:
+            if not isinstance(r['eval'], dict): raise PlanError(f"run {r['name']}: eval must be an object or null")
+            bad = set(r['eval']) - set(EVAL_DEFAULTS)
+            if bad: raise PlanError(f"run {r['name']}: unknown eval field(s) {sorted(bad)}; known: {sorted(EVAL_DEFAULTS)}")
+        out.append(r)
+    names = [r['name'] for r in out]
+    if len(set(names)) != len(names): raise PlanError(f"plan {path}: run names repeat")
+    return out, note
+
+
+def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
+    "Each run with its predicted seconds: start-up, training (and where its speed came from), evaluation."
+    jobs = []
+    for r in runs:
+        if 's_per_epoch' in r:
+            sp = dict(s=float(r['s_per_epoch']), record=None, assumption="s_per_epoch given in the plan", source='the plan')
+        else:
+            sp = speeds.lookup(r['method'], r['loss_form'], r['gpus'], r['variant'], r['batch'])
+        v = ALIASES.get(r['variant'], r['variant'])
+        startup = a.run_startup_s + (a.compile_s if v in COMPILED else 0)
+        ev = None
+        if r['eval'] is not None:
+            if evm is None: raise PlanError("the plan evaluates runs but no evaluation record was found")
+            ev = evm.predict(r['eval'], a.eval_startup_s)
+        jobs.append(dict(run=r, speed=sp, startup_s=startup, train_s=r['epochs'] * sp['s'], eval=ev,
+                         eval_s=ev['total'] if ev else 0.0))
+    return jobs
+
+
+def assign(jobs, n_gpus: int, t0: float, evals: str = 'inline') -> list:
+    """Trainings longest first, each on the GPU(s) free earliest (a data-parallel one holds its GPUs until its training
+    ends). evals='inline': each evaluation right after its training, on the first of its GPUs (what compare.sh does);
+    'last': every evaluation after the trainings, each on the GPU free earliest once its training has ended."""
+    for j in jobs:
+        if j['run']['gpus'] > n_gpus:
+            raise PlanError(f"run {j['run']['name']} needs {j['run']['gpus']} GPUs; the machine has {n_gpus}")
+    if evals not in ('inline', 'last'): raise PlanError(f"evals must be 'inline' or 'last', got {evals!r}")
+    free = [t0] * n_gpus
+    key = (lambda j: -(j['startup_s'] + j['train_s'] + j['eval_s'])) if evals == 'inline' else (lambda j: -(j['startup_s'] + j['train_s']))
+    for j in sorted(jobs, key=key):
+        g = j['run']['gpus']
+        idx = sorted(range(n_gpus), key=lambda i: (free[i], i))[:g]
+        start = max(free[i] for i in idx)
+        j.update(gpu_ids=sorted(idx), start=start, train_end=start + j['startup_s'] + j['train_s'])
+        j['eval_gpu'], j['eval_start'] = min(idx), j['train_end']
+        for i in idx: free[i] = j['train_end']
+        if evals == 'inline': free[min(idx)] += j['eval_s']
+    if evals == 'last':
+        for j in sorted(jobs, key=lambda j: j['train_end']):
+            if not j['eval_s']: continue
+            i = min(range(n_gpus), key=lambda i: (max(free[i], j['train_end']), i))
+            j['eval_gpu'], j['eval_start'] = i, max(free[i], j['train_end'])
+            free[i] = j['eval_start'] + j['eval_s']
+    for j in jobs: j['end'] = j['eval_start'] + j['eval_s']
+    return jobs
+
+
+def report(jobs, n_gpus, a, note='', evm=None) -> tuple[str, float]:
+    "The per-GPU table, the speed sources and the evaluation model; returns (text, predicted end in seconds)."
+    m = lambda s: f"{s / 60:6.1f}"
+    L = [f"plan {a.plan}: {len(jobs)} runs on {n_gpus}x '{a.card}'; limit {a.limit_min:g} min; evaluations {a.evals}"
+         + (f"; changed: {', '.join(a.sets)}" if a.sets else '') + (f"\n  {note}" if note else ''),
+         f"start-up: lease {a.startup_s:g} s, each training run {a.run_startup_s:g} s (+{a.compile_s:g} s compiled), "
+         f"each evaluation {a.eval_startup_s:g} s", '']
+    end = max([j['end'] for j in jobs] + [a.startup_s])
+    for g in range(n_gpus):
+        segs = [(j['start'], j['train_end'], 'train', j) for j in jobs if g in j['gpu_ids']]
+        segs += [(j['eval_start'], j['end'], 'eval', j) for j in jobs if j['eval_s'] and j['eval_gpu'] == g]
+        L.append(f"GPU {g}  (minutes; 'train' includes the run's start-up)")
+        L.append(f"  {'':5} {'run':<22} {'gpus':>4} {'variant':>8} {'s/ep':>6} {'epochs':>6} {'start':>6} {'takes':>6} {'end':>6}")
+        for t0, t1, kind, j in sorted(segs, key=lambda s: (s[0], s[2] == 'train')):
+            r = j['run']
+            what = (f"{r['gpus']:>4} {r['variant']:>8} {j['speed']['s']:6.2f} {r['epochs']:>6}" if kind == 'train' else f"{'':>4} {'':>8} {'':>6} {'':>6}")
+            rank = '  (data-parallel, not its first GPU)' if kind == 'train' and g != min(j['gpu_ids']) else ''
+            L.append(f"  {kind:5} {r['name'][:22]:<22} {what} {m(t0)} {m(t1 - t0)} {m(t1)}{rank}")
+        busy = max([s[1] for s in segs], default=a.startup_s)
+        L.append(f"  {'idle after':<28} {'':>4} {'':>8} {'':>6} {'':>6} {'':>6} {'':>6} {m(busy)}")
+    L += ['', 'speed (seconds per real epoch) of each run:']
+    for j in jobs:
+        sp = j['speed']
+        L.append(f"  {j['run']['name']}: {sp['s']:.3f} s from {sp['source']}")
+        if sp['assumption']: L.append(f"    ASSUMED: {sp['assumption']}")
+    evs = [j for j in jobs if j['eval']]
+    if evs:
+        L += ['', evm.describe() if evm else '']
+        for j in evs:
+            e = j['eval']
+            L.append(f"  {j['run']['name']}: {e['total']:.0f} s = start-up {e['startup']:.0f} + LE {e['le']:.0f} + rLE {e['rle']:.0f}"
+                     f" + attacks: Table 1 {e['attacks_table1']:.0f}, Table 3 {e['attacks_table3']:.0f}, RoCL's {e['attacks_rocl']:.0f},"
+                     f" AutoAttack {e['attacks_autoattack']:.0f}")
+    tr = sum(j['startup_s'] + j['train_s'] for j in jobs) / 60
+    L += ['', f"training {tr:.1f} GPU-min, evaluation {sum(j['eval_s'] for j in jobs) / 60:.1f} GPU-min; predicted end {end / 60:.1f} min"]
+    return '\n'.join(L), end
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('plan', help='plan file (JSON)')
+    ap.add_argument('--gpus', type=int, default=1, help='GPUs of the machine (default %(default)s)')
+    ap.add_argument('--card', default='H100', help="records whose card contains this (case-insensitive; default %(default)s)")
+    ap.add_argument('--limit-min', type=float, default=26.0, help='refuse a plan whose predicted end passes this (default %(default)s)')
+    ap.add_argument('--startup-s', type=float, default=STARTUP_S, help='once, before any run: machine start, staging (default %(default)s)')
+    ap.add_argument('--run-startup-s', type=float, default=RUN_STARTUP_S, help='per training run (default %(default)s)')
+    ap.add_argument('--compile-s', type=float, default=COMPILE_S, help='per compiled training run, on top (default %(default)s)')
+    ap.add_argument('--eval-startup-s', type=float, default=EVAL_STARTUP_S, help='per evaluation (default %(default)s)')
+    ap.add_argument('--records', action='append', default=None, metavar='DIR',
+                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed and results/eval)')
+    ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', dest='sets',
+                    help='change every run: variant=base, gpus=2, eval.rle_epochs=150, eval.autoattack=false (VALUE as JSON when it parses)')
+    ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
+                    help="inline: each evaluation right after its training on its first GPU (default); last: after every training, on any free GPU")
+    ap.add_argument('--json', default=None, metavar='OUT', help='also write the prediction as JSON')
+    a = ap.parse_args(argv)
+    try:
+        if a.gpus < 1: raise PlanError("--gpus must be >= 1")
+        dirs = a.records or [ROOT / 'results' / 'speed', ROOT / 'results' / 'eval']
+        runs, note = load_plan(a.plan, [parse_set(s) for s in a.sets])
+        speed, evals = load_records(dirs)
+        speeds = Speeds(speed, a.card)
+        evm = EvalModel(evals, a.card) if any(r['eval'] is not None for r in runs) else None
+        jobs = assign(price(runs, speeds, evm, a), a.gpus, a.startup_s, a.evals)
+    except PlanError as e:
+        print(f"plan: error: {e}", file=sys.stderr); return 2
+    text, end = report(jobs, a.gpus, a, note, evm)
+    print(text)
+    limit = a.limit_min * 60
+    if a.json:
+        Path(a.json).write_text(json.dumps(dict(plan=str(a.plan), gpus=a.gpus, card=a.card, limit_min=a.limit_min, end_min=end / 60,
+            fits=end <= limit, sets=a.sets, runs=[dict(name=j['run']['name'], gpu_ids=j['gpu_ids'], start_min=j['start'] / 60,
+            train_end_min=j['train_end'] / 60, eval_gpu=j['eval_gpu'], eval_start_min=j['eval_start'] / 60, end_min=j['end'] / 60, s_per_epoch=j['speed']['s'], speed_source=j['speed']['source'],
+            assumption=j['speed']['assumption'], eval_s=j['eval']) for j in jobs]), indent=1))
+    if end > limit:
+        worst = max(jobs, key=lambda j: j['end'])
+        print(f"refused: predicted end {end / 60:.1f} min passes the {a.limit_min:g} min limit by {(end - limit) / 60:.1f} min "
+              f"(last to end: {worst['run']['name']} on GPU {worst['eval_gpu']})")
+        return 1
+    print(f"ok: predicted end {end / 60:.1f} min, {(limit - end) / 60:.1f} min within the {a.limit_min:g} min limit")
+    return 0
+
+
+if __name__ == '__main__': sys.exit(main())
