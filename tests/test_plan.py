@@ -1,0 +1,153 @@
+"The lease planner (tools/gpu/plan.py) on synthetic speed and evaluation records: record selection, fallbacks, assignment, refusal."
+import importlib.util, json
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location('plan', ROOT / 'tools/gpu/plan.py')
+plan = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(plan)
+
+H100, H200 = 'NVIDIA H100 80GB HBM3', 'NVIDIA H200'
+
+def spd(method, s, variant='base', gpus=1, loss_form='paper', card=H100, commit='c1', date='2026-11-26T10:00:00+00:00', batch=512, tag=''):
+    return dict(kind='speed', method=method, loss_form=loss_form, variant=variant, gpus=gpus, batch=batch, s_per_real_epoch=s,
+                card=card, commit=commit, date=date, tag=tag)
+
+def evrec(le_epochs=100, le_s=10.0, rle_epochs=10, rle_s=100.0, n=1000, pgd_s=0.6, card=H100):
+    "An evaluation record: LE and rLE times, a clean pass and PGD-20 on `n` images per head (unit = pgd_s / (n * 21))."
+    att = {'clean': dict(kind='clean', steps=0), 'linf_8': dict(kind='pgd', steps=20)}
+    secs = {'clean': pgd_s / 21, 'linf_8': pgd_s}
+    return dict(kind='eval', card=card, commit='e1', date='2026-11-26T09:00:00+00:00',
+                budgets=dict(le_epochs=le_epochs, rle_epochs=rle_epochs, train_images=50000, test_images=n, n_test=n, attacks=att),
+                seconds=dict(le=le_s, rle=rle_s, attacks_le=secs, attacks_rle=dict(secs), total=0.0))
+
+def records(tmp_path, speed, evals=()):
+    d = tmp_path / 'rec'; d.mkdir(exist_ok=True)
+    (d / 'speed.json').write_text(json.dumps([dict(kind='card', card=H100)] + speed))
+    for i, e in enumerate(evals): (d / f'r{i}-eval.json').write_text(json.dumps(e))
+    return d
+
+def write_plan(tmp_path, runs, name='plan.json'):
+    p = tmp_path / name; p.write_text(json.dumps({'runs': runs})); return p
+
+def run_plan(tmp_path, capsys, runs, speed, evals=(), *args):
+    rec = records(tmp_path, speed, evals)
+    out = tmp_path / 'out.json'
+    rc = plan.main([str(write_plan(tmp_path, runs)), '--records', str(rec), '--json', str(out), '--startup-s', '0',
+                    '--run-startup-s', '0', '--compile-s', '0', '--eval-startup-s', '0', *map(str, args)])
+    text = capsys.readouterr()
+    return rc, text.out, text.err, (json.loads(out.read_text()) if out.exists() else None)
+
+
+def test_record_selection_by_card_method_gpus_newest(tmp_path):
+    recs = [spd('swaro', 6.0), spd('swaro', 5.0, date='2026-11-27T10:00:00+00:00', commit='c2'),   # newest H100 wins
+            spd('swaro', 3.0, card=H200), spd('swaro', 9.0, tag='shared-2', date='2026-12-01T00:00:00+00:00'),  # other card; shared card
+            spd('rocl', 7.0, loss_form='rocl-code'), spd('rocl', 4.0), spd('swaro', 3.5, gpus=2, tag='ddp2')]
+    for r in recs: r['_file'] = 'speed.json'
+    h100, h200 = plan.Speeds(recs, 'H100'), plan.Speeds(recs, 'h200')
+    got = h100.lookup('swaro', 'paper', 1, 'base')
+    assert got['s'] == 5.0 and got['record']['commit'] == 'c2' and got['assumption'] is None
+    assert h200.lookup('swaro', 'paper', 1, 'base')['s'] == 3.0
+    assert h100.lookup('rocl', 'rocl-code', 1, 'base')['s'] == 7.0 and h100.lookup('rocl', 'paper', 1, 'base')['s'] == 4.0
+    assert h100.lookup('swaro', 'paper', 2, 'base')['s'] == 3.5
+    with pytest.raises(plan.PlanError, match='no speed record'): h200.lookup('rocl', 'paper', 1, 'base')
+    with pytest.raises(plan.PlanError, match='batch 256'): h100.lookup('swaro', 'paper', 1, 'base', batch=256)
+
+
+def test_fallback_scales_by_a_measured_ratio_and_says_so(tmp_path, capsys):
+    speed = [spd('swaro', 8.0, 'base'), spd('swaro', 6.0, 'all-ro'), spd('swaro', 4.0, 'base', gpus=2, tag='ddp2'),
+             spd('rocl', 10.0, 'base', loss_form='rocl-code')]
+    runs = [dict(name='r-compiled', method='rocl', loss_form='rocl-code', epochs=10, variant='compiled'),
+            dict(name='r-ddp', method='rocl', loss_form='rocl-code', epochs=10, gpus=2),
+            dict(name='s-ddp-ro', method='swaro', epochs=10, gpus=2, variant='all-ro')]
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 2)
+    assert rc == 0, err
+    s = {r['name']: r for r in js['runs']}
+    assert s['r-compiled']['s_per_epoch'] == pytest.approx(10 * 6 / 8)         # variant ratio all-ro/base of swaro
+    assert s['r-ddp']['s_per_epoch'] == pytest.approx(10 * 4 / 8)              # GPU ratio 2/1 of swaro
+    assert s['s-ddp-ro']['s_per_epoch'] == pytest.approx(4 * 6 / 8)            # the 2-GPU record x the variant ratio
+    assert 'no rocl/rocl-code record for variant all-ro' in s['r-compiled']['assumption']
+    assert 'x 0.750 (variant all-ro/base measured on swaro/paper 1 GPU' in s['r-compiled']['assumption']
+    assert 'for 2 GPU(s)' in s['r-ddp']['assumption'] and 'x 0.500 (gpus 2/1 GPUs' in s['r-ddp']['assumption']
+    assert out.count('ASSUMED:') == 3
+    assert 'speed.json (NVIDIA H100 80GB HBM3, c1' in out     # each run names its record: file, card, commit
+
+
+def test_assignment_longest_first_and_data_parallel(tmp_path, capsys):
+    speed = [spd('swaro', 1.0), spd('swaro', 0.6, gpus=2, tag='ddp2')]
+    runs = [dict(name='a', method='swaro', epochs=600), dict(name='b', method='swaro', epochs=300),
+            dict(name='c', method='swaro', epochs=240), dict(name='d', method='swaro', epochs=120)]
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 2)
+    r = {x['name']: x for x in js['runs']}
+    # longest first, each to the GPU free earliest: a (10 min) on 0, b (5) on 1, c (4) on 1 at 5, d (2) on 1 at 9 (before 0 frees at 10)
+    assert r['a']['gpu_ids'] == [0] and r['b']['gpu_ids'] == [1] and r['c']['gpu_ids'] == [1] and r['d']['gpu_ids'] == [1]
+    assert r['c']['start_min'] == pytest.approx(5) and r['d']['start_min'] == pytest.approx(9)
+    assert js['end_min'] == pytest.approx(11) and rc == 0
+    # a data-parallel run waits for two GPUs and holds both for its training
+    runs.append(dict(name='e', method='swaro', epochs=100, gpus=2))
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 2)
+    e = {x['name']: x for x in js['runs']}['e']
+    assert e['gpu_ids'] == [0, 1] and e['end_min'] == pytest.approx(js['end_min'])
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 1)
+    assert rc == 2 and 'needs 2 GPUs; the machine has 1' in err
+
+
+def test_refusal_past_the_limit(tmp_path, capsys):
+    speed = [spd('swaro', 6.0)]
+    runs = [dict(name='long', method='swaro', epochs=300)]   # 30 min
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 1)
+    last = out.strip().splitlines()[-1]
+    assert rc == 1 and last.startswith('refused: predicted end 30.0 min passes the 26 min limit by 4.0 min') and not js['fits']
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 1, '--limit-min', 31)
+    assert rc == 0 and out.strip().splitlines()[-1].startswith('ok: predicted end 30.0 min')
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 1, '--limit-min', 31, '--set', 'epochs=320')
+    assert rc == 1
+
+
+def test_evaluation_model(tmp_path, capsys):
+    evs = [evrec(le_epochs=100, le_s=10.0), evrec(le_epochs=20, le_s=2.0)]   # LE: 0.1 s an epoch, no intercept
+    evs[0]['_file'] = evs[1]['_file'] = 'x-eval.json'
+    m = plan.EvalModel(evs, 'H100')
+    assert m.le_a == pytest.approx(0) and m.le_b == pytest.approx(0.1) and m.rle_s == pytest.approx(10.0)
+    unit = 2 * (0.6 + 0.6 / 21) / (2 * 1000 * 22)
+    assert m.unit_s == pytest.approx(unit) and m.aa_units == plan.AA_UNITS and not m.aa_measured
+    p = m.predict(dict(le_epochs=150, rle_epochs=5, n_test=2000, autoattack=True, table3=True), 0)
+    assert p['le'] == pytest.approx(15) and p['rle'] == pytest.approx(50)
+    assert p['attacks_table1'] == pytest.approx(2 * 2000 * 127 * unit) and p['attacks_table3'] == pytest.approx(2 * 2000 * 48 * unit)
+    assert p['attacks_autoattack'] == pytest.approx(2 * 2000 * 2 * plan.AA_UNITS * unit)
+    assert m.predict(dict(le_epochs=150, rle_epochs=0), 0)['attacks_table1'] == pytest.approx(10000 * 127 * unit)  # one head, all images
+    # an AutoAttack timing in a record replaces the assumption
+    e = evrec(); e['_file'] = 'y'; e['budgets']['attacks']['aa_linf_8'] = dict(kind='autoattack', steps=0); e['seconds']['attacks_le']['aa_linf_8'] = 30.0
+    m2 = plan.EvalModel([e], 'H100')
+    assert m2.aa_measured == 1 and m2.aa_units == pytest.approx(30.0 / (1000 * m2.unit_s))
+    with pytest.raises(plan.PlanError, match='no evaluation record'): plan.EvalModel(evs, 'H200')
+    # through the command: the evaluation follows its training on the same GPU
+    speed = [spd('swaro', 1.0)]
+    runs = [dict(name='a', method='swaro', epochs=60, eval=dict(le_epochs=100, rle_epochs=0, n_test=1000))]
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, evs, '--gpus', 1)
+    r = js['runs'][0]
+    assert rc == 0 and r['eval_start_min'] == pytest.approx(1) and r['eval_s']['le'] == pytest.approx(10)
+    assert 'AutoAttack ASSUMED' in out
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    speed = [spd('swaro', 1.0)]
+    for runs, msg in [([dict(name='a', method='swaro')], "has no 'epochs'"),
+                      ([dict(name='a', method='swaro', epochs=1, variant='fast')], "variant 'fast'"),
+                      ([dict(name='a', method='swaro', epochs=1, eval=dict(le=3))], 'unknown eval field'),
+                      ([dict(name='a', method='simclr', epochs=1)], 'no speed record')]:
+        rc, out, err, js = run_plan(tmp_path, capsys, runs, speed)
+        assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_attack_units_match_the_library():
+    from swaro_nb.robustness import DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
+    for table, specs in ((plan.TABLE1_UNITS, DEFAULT_ATTACKS), (plan.TABLE3_UNITS, TABLE3_ATTACKS), (plan.ROCL_UNITS, ROCL_ATTACKS)):
+        assert table == {k: s.steps + 1 for k, s in specs.items()}
+    assert set(plan.AA_NAMES) == set(AUTOATTACK_ATTACKS)
+
+
+def test_repro_plan_prices_with_the_committed_records(capsys):
+    rc = plan.main([str(ROOT / 'tools/gpu/plans/repro-lease1.json'), '--gpus', '2'])
+    out = capsys.readouterr().out
+    assert rc in (0, 1) and 'swaro-c10-200-s0' in out and 'results/speed/' in out
