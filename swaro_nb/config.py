@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_config.ipynb #5f782059
 from __future__ import annotations
-import dataclasses
+import dataclasses, re
 from dataclasses import dataclass, field
 from .data import check_name
 
@@ -18,7 +18,7 @@ class ConfigError(ValueError):
 @dataclass
 class TrainConfig:
     "Every setting of a training run (defaults: the paper's CIFAR-10 setting)."
-    name: str = 'run'                 # run name: outputs go to `out_dir/name`
+    name: str = 'run'                 # run name (a folder name, not a path): outputs go to `out_dir/name`
     method: str = 'swaro'             # simclr | rocl | swaro | any registered baseline
     dataset: str = 'cifar10'          # cifar10 | cifar100
     data_root: str | None = None      # data root (None: $SWARO_DATA or ~/.cache/swaro_nb/data)
@@ -89,6 +89,8 @@ def _check_types(c: TrainConfig):
 def _check_values(c: TrainConfig, world_size: int):
     "Raise `ConfigError` on impossible values of the fields every run shares."
     def bad(field, why): raise ConfigError(f"{field}: {why}")
+    if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.+=@-]*', c.name):   # a name, so the run folder stays inside out_dir
+        bad('name', f"a run name is one folder name: letters, digits and _ . + = @ - (not first: . or -), got {c.name!r}")
     try: c.dataset = check_name(c.dataset)
     except ValueError as e: bad('dataset', str(e))
     for f_ in ('epochs', 'batch_size', 'width', 'proj_hidden', 'proj_dim', 'attack_steps', 'ckpt_every'):

