@@ -107,18 +107,20 @@ def test_refusal_past_the_limit(tmp_path, capsys):
 def test_evaluation_model(tmp_path, capsys):
     evs = [evrec(le_epochs=100, le_s=10.0), evrec(le_epochs=20, le_s=2.0)]   # LE: 0.1 s an epoch, no intercept
     evs[0]['_file'] = evs[1]['_file'] = 'x-eval.json'
-    m = plan.EvalModel(evs, 'H100')
+    m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
     assert m.le_a == pytest.approx(0) and m.le_b == pytest.approx(0.1) and m.rle_s == pytest.approx(10.0)
     unit = 2 * (0.6 + 0.6 / 21) / (2 * 1000 * 22)
     assert m.unit_s == pytest.approx(unit) and m.aa_units == plan.AA_UNITS and not m.aa_measured
-    p = m.predict(dict(le_epochs=150, rle_epochs=5, n_test=2000, autoattack=True, table3=True), 0)
+    p = m.predict(dict(le_epochs=150, rle_epochs=5, n_test=4000, autoattack=True, table3=True), 0)
     assert p['le'] == pytest.approx(15) and p['rle'] == pytest.approx(50)
-    assert p['attacks_table1'] == pytest.approx(2 * 2000 * 127 * unit) and p['attacks_table3'] == pytest.approx(2 * 2000 * 48 * unit)
-    assert p['attacks_autoattack'] == pytest.approx(2 * 2000 * 2 * plan.AA_UNITS * unit)
-    assert m.predict(dict(le_epochs=150, rle_epochs=0), 0)['attacks_table1'] == pytest.approx(10000 * 127 * unit)  # one head, all images
+    # Table 1: clean + six PGD-20 on every image; the worst cases' APGD-CE, APGD-T (9 targets) and SLIDE (3 restarts) on half
+    t1 = 1 + 6 * 21 + plan.ROBUST_FRAC * (4 * 101 + 4 * 9 * 101 + 2 * 3 * 51)
+    assert p['attacks_table1'] == pytest.approx(2 * 4000 * t1 * unit) and p['attacks_table3'] == pytest.approx(2 * 4000 * 48 * unit)
+    assert p['attacks_autoattack'] == pytest.approx(2 * plan.AA_N * 2 * plan.AA_UNITS * unit)   # two norms on the first AA_N images
+    assert m.predict(dict(le_epochs=150, rle_epochs=0), 0)['attacks_table1'] == pytest.approx(10000 * t1 * unit)  # one head, all images
     # an AutoAttack timing in a record replaces the assumption
     e = evrec(); e['_file'] = 'y'; e['budgets']['attacks']['aa_linf_8'] = dict(kind='autoattack', steps=0); e['seconds']['attacks_le']['aa_linf_8'] = 30.0
-    m2 = plan.EvalModel([e], 'H100')
+    m2 = plan.EvalModel([e], 'H100', sets=(plan._builtin_sets(), 'built-in'))
     assert m2.aa_measured == 1 and m2.aa_units == pytest.approx(30.0 / (1000 * m2.unit_s))
     with pytest.raises(plan.PlanError, match='no evaluation record'): plan.EvalModel(evs, 'H200')
     # through the command: the evaluation follows its training on the same GPU
@@ -140,11 +142,15 @@ def test_bad_input_is_one_line(tmp_path, capsys):
         assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_attack_units_match_the_library():
-    from swaro_nb.robustness import DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
-    for table, specs in ((plan.TABLE1_UNITS, DEFAULT_ATTACKS), (plan.TABLE3_UNITS, TABLE3_ATTACKS), (plan.ROCL_UNITS, ROCL_ATTACKS)):
-        assert table == {k: s.steps + 1 for k, s in specs.items()}
-    assert set(plan.AA_NAMES) == set(AUTOATTACK_ATTACKS)
+def test_builtin_attack_sets_match_the_library():
+    "The planner's copy of the evaluation's attack sets (used where the library does not import) is the library's."
+    got = plan.library_sets()
+    if got is None: pytest.skip('the library does not import here')
+    lib, _ = got
+    norm = lambda sets: {k: {n: (sp['kind'], int(sp.get('steps') or 0), int(sp.get('restarts') or 1), tuple(sp.get('members') or ()))
+                             for n, sp in v.items()} for k, v in sets.items()}
+    assert norm(plan._builtin_sets()) == norm(lib)
+    for k in ('table1', 'table3', 'rocl', 'autoattack'): assert plan.set_units(plan._builtin_sets(), k) == plan.set_units(lib, k)
 
 
 def test_repro_plan_prices_with_the_committed_records(capsys):

@@ -39,18 +39,35 @@ COMPILE_S = 25       # per compiled run: results/speed/h100x4-3c4266d-g0.json, '
                      # that job) took wall_s 61.5 against 42.5 for 'all' at about the same epoch time
 EVAL_STARTUP_S = 25  # per evaluation: swaro-c10-e120 evaluated 237 s between its events.log lines, its record's
                      # seconds.total is 213.1
-# AutoAttack (torchattacks, standard version: APGD-CE, APGD-T and FAB-T over 9 targets, Square with 5000 queries, each
-# on the points still robust) has no timing in any record yet. Assumed, in units of one attack step on one image
-# (fitted from the records, about 30 us on an H100 in float32): APGD-CE 100 steps on the ~80% clean-correct points,
-# APGD-T 9 x 100 and FAB-T 9 x 100 (x1.5) on the ~40% robust ones, Square 5000 forward-only queries on those, latency-bound
-# at small batches: 80 + 360 + 540 + ~1000 = about 2000 per image and norm. Uncertain by a factor of 2 either way.
+# Evaluation attacks, in units of one attack step (forward + input gradient) on one image, fitted from the records
+# (about 30 us on an H100 in float32). An attack costs (steps + 1) units per image it runs on (the + 1: its prediction),
+# times its restarts; APGD-T runs once per target class (9 on CIFAR-10). A worst-case column runs its members one after
+# the other, each on the images the earlier ones left correctly classified: ROBUST_FRAC of them is assumed.
+ROBUST_FRAC = 0.5
+N_CLASSES = 10
+# AutoAttack (standard: APGD-CE, APGD-T and FAB-T over 9 targets, Square with 5000 queries, each on the points still
+# robust) runs on the first AA_N test images and has no timing in any record yet. Assumed: APGD-CE 100 steps on the ~80%
+# clean-correct points, APGD-T 9 x 100 and FAB-T 9 x 100 (x1.5) on the ~40% robust ones, Square 5000 forward-only
+# queries on those, latency-bound at small batches: 80 + 360 + 540 + ~1000 = about 2000 units per image and norm.
+# Uncertain by a factor of 2 either way; a record that times it replaces this.
 AA_UNITS = 2000
-# Attack steps + 1 (the final prediction) per image: swaro_nb.robustness DEFAULT_ATTACKS (Table 1), TABLE3_ATTACKS,
-# ROCL_ATTACKS (tests/test_plan.py checks these against the library).
-TABLE1_UNITS = {'clean': 1, 'linf_8': 21, 'linf_16': 21, 'l2_025': 21, 'l2_05': 21, 'l1_784': 21, 'l1_12': 21}
-TABLE3_UNITS = {'bim': 11, 'bim_t': 11, 'fgsm': 2, 'fgsm_t': 2, 'jitter': 11, 'jitter_t': 11}
-ROCL_UNITS = {'rocl_linf_8': 21, 'rocl_linf_16': 21}
-AA_NAMES = ('aa_linf_8', 'aa_l2_05')
+AA_N = 2000
+# The attack sets of an evaluation, as swaro_nb.eval_attacks defines them (used when the library cannot be imported;
+# tests/test_plan.py checks this copy against the library): name -> (kind, steps, restarts, members)
+_RADII = {'linf_8': 'linf', 'linf_16': 'linf', 'l2_025': 'l2', 'l2_05': 'l2', 'l1_784': 'l1', 'l1_12': 'l1'}
+BUILTIN_ATTACKS = {
+    'table1': {'clean': ('clean', 0, 1, ()),
+               **{k: ('worst', 0, 1, (f'pgd_{k}', f'apgd_ce_{k}', f'apgd_t_{k}') if n != 'l1' else (f'pgd_{k}', f'slide_r_{k}'))
+                  for k, n in _RADII.items()},
+               **{f'pgd_{k}': ('pgd', 20, 1, ()) for k in _RADII}},
+    'members': {**{f'apgd_ce_{k}': ('apgd', 100, 1, ()) for k, n in _RADII.items() if n != 'l1'},
+                **{f'apgd_t_{k}': ('apgd-t', 100, 1, ()) for k, n in _RADII.items() if n != 'l1'},
+                **{f'slide_r_{k}': ('pgd', 50, 3, ()) for k, n in _RADII.items() if n == 'l1'}},
+    'table3': {'bim': ('bim', 10, 1, ()), 'bim_t': ('bim', 10, 1, ()), 'fgsm': ('fgsm', 1, 1, ()), 'fgsm_t': ('fgsm', 1, 1, ()),
+               'jitter': ('jitter', 10, 1, ()), 'jitter_t': ('jitter', 10, 1, ())},
+    'rocl': {'rocl_linf_8': ('pgd', 20, 1, ()), 'rocl_linf_16': ('pgd', 20, 1, ())},
+    'autoattack': {'aa_linf_8': ('autoattack', 0, 1, ()), 'aa_l2_05': ('autoattack', 0, 1, ())},
+}
 ALIASES = {'compiled': 'all-ro'}
 COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro'}
 VARIANTS = {'eager', 'base', *COMPILED}
@@ -58,6 +75,50 @@ N_TRAIN, N_TEST = 50000, 10000
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
                      train_images=N_TRAIN)
+
+
+def spec_units(spec: dict) -> float:
+    "Units (attack steps + 1) per image an attack runs on; a worst-case column's own cost is its members'."
+    kind, steps, restarts = spec.get('kind'), int(spec.get('steps') or 0), int(spec.get('restarts') or 1)
+    if kind == 'clean': return 1.0
+    if kind == 'worst': return 0.0
+    if kind == 'autoattack': return float(AA_UNITS)
+    if kind == 'apgd-t': return float(((spec.get('options') or {}).get('n_targets') or N_CLASSES - 1) * (steps + 1))
+    return float(max(1, restarts) * (steps + 1))
+
+
+def _builtin_sets() -> dict:
+    "The built-in attack sets as {set: {name: spec dict}} (worst-case members under 'members')."
+    return {k: {n: dict(kind=t[0], steps=t[1], restarts=t[2], members=list(t[3])) for n, t in v.items()} for k, v in BUILTIN_ATTACKS.items()}
+
+
+def library_sets():
+    "The attack sets from the library (swaro_nb.eval_attacks, else swaro_nb.robustness), or None when it cannot be imported."
+    import dataclasses, importlib
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
+    for mod in ('swaro_nb.eval_attacks', 'swaro_nb.robustness'):
+        try: m = importlib.import_module(mod)
+        except Exception: continue
+        if not all(hasattr(m, n) for n in ('DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS', 'ALL_ATTACKS')): continue
+        d = lambda specs: {k: dataclasses.asdict(v) for k, v in specs.items()}
+        sets = dict(table1=d(m.DEFAULT_ATTACKS), table3=d(m.TABLE3_ATTACKS), rocl=d(m.ROCL_ATTACKS), autoattack=d(m.AUTOATTACK_ATTACKS))
+        named = set().union(*[set(v) for v in sets.values()])
+        mem = {x for v in sets.values() for s in v.values() for x in s.get('members') or ()}
+        sets['members'] = {x: dataclasses.asdict(m.ALL_ATTACKS[x]) for x in sorted(mem - named) if x in m.ALL_ATTACKS}
+        return sets, mod
+    return None
+
+
+def set_units(sets: dict, name: str) -> dict:
+    "{'all': units per test image for attacks on every image, 'robust': for members on the still-robust ones, 'aa': AutoAttack's count}."
+    out = dict(all=0.0, robust=0.0, aa=0)
+    for k, spec in sets[name].items():
+        if spec.get('kind') == 'autoattack': out['aa'] += 1; continue
+        out['all'] += spec_units(spec)
+        for mem in spec.get('members') or ():
+            if mem in sets[name]: continue          # a column of the set itself, run on every image already
+            out['robust'] += spec_units(sets['members'].get(mem) or {})
+    return out
 
 
 class PlanError(ValueError):
@@ -189,11 +250,13 @@ def _ts(r) -> float:
 
 
 class EvalModel:
-    "Seconds of an evaluation, fitted on the evaluation records of one card."
+    "Seconds of an evaluation, fitted on the evaluation records of one card; the attack sets from the library when it imports."
 
-    def __init__(self, records: list, card: str):
+    def __init__(self, records: list, card: str, sets=None):
         recs = [r for r in records if _card_ok(r, card) and isinstance(r.get('seconds'), dict) and isinstance(r.get('budgets'), dict)]
         if not recs: raise PlanError(f"no evaluation record on a '{card}' card (results/eval/*-eval.json): nothing to size evaluations with")
+        got = library_sets() if sets is None else sets
+        self.sets, self.sets_source = got if got else (_builtin_sets(), 'the built-in copy (the library did not import)')
         self.n = len(recs); self.files = [r['_file'] for r in recs]
         le = [(r['budgets']['le_epochs'] * _train(r) / N_TRAIN, r['seconds']['le']) for r in recs
               if r['budgets'].get('le_epochs') and isinstance(r['seconds'].get('le'), (int, float))]
@@ -202,15 +265,18 @@ class EvalModel:
                if r['budgets'].get('rle_epochs') and isinstance(r['seconds'].get('rle'), (int, float))]
         self.rle_s = statistics.median(rle) if rle else None
         t = u = 0.0; aa = []
-        for r in recs:
+        for r in recs:   # the unit: attacks that ran alone on every test image (not worst-case members, not AutoAttack)
             specs, n = r['budgets'].get('attacks') or {}, _test(r)
+            members = {m for sp in specs.values() if isinstance(sp, dict) for m in sp.get('members') or ()}
             for key, d in r['seconds'].items():
                 if not key.startswith('attacks_') or not isinstance(d, dict): continue
                 for name, sec in d.items():
-                    spec = specs.get(name) or {}
-                    if spec.get('kind') == 'autoattack' or name in AA_NAMES: aa.append((sec, n)); continue
-                    if 'steps' not in spec and name != 'clean': continue
-                    t += sec; u += n * (int(spec.get('steps') or 0) + 1)
+                    spec = specs.get(name) or ({'kind': 'clean'} if name == 'clean' else {})
+                    if not isinstance(sec, (int, float)) or name in members: continue
+                    if spec.get('kind') == 'autoattack':
+                        aa.append((sec, min(n, r['budgets'].get('autoattack_n') or AA_N))); continue
+                    if spec.get('kind') in ('clean', 'pgd', 'bim', 'fgsm', 'jitter'):
+                        t += sec; u += n * spec_units(spec)
         if not u: raise PlanError(f"the evaluation records on a '{card}' card time no attack")
         self.unit_s = t / u
         self.aa_units = statistics.median(s / (n * self.unit_s) for s, n in aa) if aa else AA_UNITS
@@ -218,11 +284,12 @@ class EvalModel:
 
     def describe(self) -> str:
         aa = (f"AutoAttack {self.aa_units:.0f} units per image and norm from {self.aa_measured} timings" if self.aa_measured else
-              f"AutoAttack ASSUMED {self.aa_units:.0f} units per image and norm (no record times it; see AA_UNITS in this file)")
+              f"AutoAttack ASSUMED {self.aa_units:.0f} units per image and norm on at most {AA_N} images (no record times it; AA_UNITS in this file)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
         return (f"evaluation model from {self.n} records ({', '.join(sorted(set(Path(f).name for f in self.files)))}): "
                 f"LE {self.le_a:.1f} s + {self.le_b:.3f} s per epoch; {rle}; attacks {self.unit_s * 1e6:.1f} us per image "
-                f"and step (a unit); {aa}")
+                f"and step (a unit), each head; worst-case members ASSUMED to run on {ROBUST_FRAC:.0%} of the images; {aa}; "
+                f"attack sets from {self.sets_source}")
 
     def predict(self, ev: dict, eval_startup_s: float) -> dict:
         "Seconds of one evaluation by component."
@@ -231,13 +298,13 @@ class EvalModel:
         n = ev['n_test'] or N_TEST
         rle = bool(ev['rle_epochs'])
         if rle and self.rle_s is None: raise PlanError("the plan asks for rLE but no evaluation record times it")
-        units = {'table1': sum(TABLE1_UNITS.values()), 'table3': sum(TABLE3_UNITS.values()) if ev['table3'] else 0,
-                 'rocl': sum(ROCL_UNITS.values()) if ev['rocl_protocol'] else 0,
-                 'autoattack': len(AA_NAMES) * self.aa_units if ev['autoattack'] else 0}
         heads = 1 + rle
         out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale,
                    rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
-        out.update({f'attacks_{k}': heads * n * u * self.unit_s for k, u in units.items()})
+        for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack'])):
+            u = set_units(self.sets, key) if on else dict(all=0.0, robust=0.0, aa=0)
+            units = n * (u['all'] + ROBUST_FRAC * u['robust']) + min(n, AA_N) * u['aa'] * self.aa_units
+            out[f'attacks_{key}'] = heads * units * self.unit_s
         out['total'] = sum(out.values())
         return out
 
