@@ -4,7 +4,8 @@
 
 # %% ../nbs/06d_bench.ipynb #aa0a04e0
 from __future__ import annotations
-import json
+import json, tempfile
+from pathlib import Path
 import numpy as np
 import torch
 from .core import run_stamp
@@ -48,10 +49,14 @@ def step_flops(tr: 'Trainer',  # a trainer (its method, model and data)
 def benchmark(methods=('simclr', 'rocl', 'swaro'),  # methods to time
               batches=(256, 512),                   # global batch sizes
               epochs: int = 3,                      # epochs per setting (the first is warm-up)
-              out_dir: str = 'runs/bench',          # scratch run folders
+              out_dir: str | None = None,           # where the trainers' scratch run folders go (None: a temporary folder)
               **overrides                           # TrainConfig fields (e.g. compile=True)
              ) -> list:
     "Seconds per CIFAR-10 epoch, images/s, peak memory, FLOPs/image and fraction of bf16 peak, per method and batch."
+    with tempfile.TemporaryDirectory(prefix='swaro_bench-') as tmp:
+        return _benchmark(methods, batches, epochs, out_dir or tmp, **overrides)
+
+def _benchmark(methods, batches, epochs, out_dir, **overrides) -> list:
     rank, world, _ = init_distributed()
     peak = matmul_peak_tflops() if torch.cuda.is_available() else None
     recs = []
@@ -78,7 +83,8 @@ def benchmark(methods=('simclr', 'rocl', 'swaro'),  # methods to time
             if fl and peak: rec['frac_of_peak'] = round(fl * ips / world / 1e12 / peak, 3)
             recs.append(rec)
             if rank == 0: print(json.dumps({k: rec[k] for k in ('method', 'batch', 'gpus', 's_per_epoch', 'images_per_s', 'peak_mem_gb', 'gflops_per_image', 'frac_of_peak', 'cluster_s') if k in rec}), flush=True)
-            del t
+            d = t.dir; del t
+            if rank == 0 and d.is_dir() and not any(d.iterdir()): d.rmdir()   # the timed epochs write nothing: no empty folder left
     return recs
 
 # %% ../nbs/06d_bench.ipynb #52ee9369
