@@ -93,10 +93,10 @@ def _builtin_sets() -> dict:
 
 
 def library_sets():
-    "The attack sets from the library (swaro_nb.eval_attacks, else swaro_nb.robustness), or None when it cannot be imported."
+    "The attack sets from the library (swaro_nb.eval_attacks), or None when it cannot be imported."
     import dataclasses, importlib
     if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
-    for mod in ('swaro_nb.eval_attacks', 'swaro_nb.robustness'):
+    for mod in ('swaro_nb.eval_attacks',):
         try: m = importlib.import_module(mod)
         except Exception: continue
         if not all(hasattr(m, n) for n in ('DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS', 'ALL_ATTACKS')): continue
