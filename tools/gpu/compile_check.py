@@ -95,6 +95,7 @@ def eval_cmd(a, run_dir: Path) -> list:
 
 
 _ACTIVE = set()   # process groups started here and still running (stopped on an interrupt)
+_STOP = threading.Event()   # set on an interrupt: no new work starts
 
 def stop_group(p: subprocess.Popen):
     "Terminate the process group this script started for `p`, then kill it if it does not end."
@@ -326,6 +327,7 @@ def main(argv=None) -> int:
                    PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]))
         if on_cpu: env['OMP_NUM_THREADS'] = str(a.cpu_threads or os.environ.get('OMP_NUM_THREADS') or 1)
         while True:
+            if _STOP.is_set(): return
             try: v, s = jobs.get_nowait()
             except queue.Empty: return
             name = run_name(v, s, a.epochs)
@@ -337,7 +339,7 @@ def main(argv=None) -> int:
             r = dict(variant=v, seed=s, name=name, run_dir=str(run_dir), gpu=slot or 'cpu', compile_applied=not on_cpu and VARIANTS[v].get('compile') not in (False, 'off'))
             r['train_call'] = run_bounded(train_cmd(a, v, s, budget), env, min(left() - 10, budget + 90), a.runs_dir / 'logs' / f'{name}-train.log')
             r.update(read_run(run_dir))
-            if r['finished'] and left() > 30:
+            if r['finished'] and left() > 30 and not _STOP.is_set():
                 r['eval_call'] = run_bounded(eval_cmd(a, run_dir), env, left() - 10, a.runs_dir / 'logs' / f'{name}-eval.log')
                 r['eval'] = read_eval(a.runs_dir / 'eval' / f'{name}-eval.json') or None
             elif r['finished']: r['eval'] = None; r['eval_skipped'] = f"deadline: {left():.0f} s left"
@@ -345,15 +347,16 @@ def main(argv=None) -> int:
             save()
 
     code = 0
+    threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in slots]
     try:
-        threads = [threading.Thread(target=worker, args=(slot,), daemon=True) for slot in slots]
         for t in threads: t.start()
         for t in threads:
             while t.is_alive(): t.join(timeout=1.0)
         rec['finished'] = True
     except KeyboardInterrupt:
-        rec['interrupted'] = True; code = 130
+        rec['interrupted'] = True; code = 130; _STOP.set()
         for p in list(_ACTIVE): stop_group(p)
+        for t in threads: t.join(timeout=20)   # each records its stopped run
     finally:
         save()
     print(table(rec))
