@@ -12,10 +12,10 @@ from .core import run_stamp
 from .config import make_config
 from .encoder import fold_bn
 from .train import Trainer, init_distributed
-from .methods import adversarial_loss
+from .methods import adversarial_loss, check_config
 
 # %% auto #0
-__all__ = ['matmul_peak_tflops', 'step_flops', 'benchmark', 'profile_epoch', 'real_epoch_seconds', 'agreement']
+__all__ = ['matmul_peak_tflops', 'step_flops', 'bench_config', 'benchmark', 'profile_epoch', 'real_epoch_seconds', 'agreement']
 
 # %% ../nbs/06d_bench.ipynb #abe03a8d
 def matmul_peak_tflops(device='cuda', n: int = 8192, reps: int = 20) -> float:
@@ -46,6 +46,18 @@ def step_flops(tr: 'Trainer',  # a trainer (its method, model and data)
     tr.opt.zero_grad(set_to_none=True)
     return fc.get_total_flops() / len(x)
 
+def bench_config(method: str,           # method to time
+                 batch: int,            # global batch size
+                 epochs: int,           # epochs (the first is warm-up)
+                 world: int = 1,        # processes (GPUs) the batch is split over
+                 out_dir: str = '.',    # where the trainer's run folder would go
+                 **overrides            # TrainConfig fields (e.g. compile=True)
+                ) -> 'TrainConfig':
+    "The validated config `benchmark` times for one method and batch size (`ConfigError` when it cannot run)."
+    return check_config(make_config(None, name=f'{method}-b{batch}-g{world}', method=method, batch_size=batch, epochs=epochs,
+                                    attack_warmup_epochs=0, monitor_every=0, ckpt_every=10 ** 6, out_dir=out_dir, progress=False,
+                                    **overrides), world)
+
 def benchmark(methods=('simclr', 'rocl', 'swaro'),  # methods to time
               batches=(256, 512),                   # global batch sizes
               epochs: int = 3,                      # epochs per setting (the first is warm-up)
@@ -62,9 +74,8 @@ def _benchmark(methods, batches, epochs, out_dir, **overrides) -> list:
     recs = []
     for m in methods:
         for bs in batches:
-            cfg = make_config(None, name=f'{m}-b{bs}-g{world}', method=m, batch_size=bs, epochs=epochs, attack_warmup_epochs=0,
-                              monitor_every=0, ckpt_every=10 ** 6, out_dir=out_dir, progress=False, **overrides)
-            t = Trainer(cfg, resume=False)
+            t = Trainer(bench_config(m, bs, epochs, world, out_dir, **overrides), resume=False)
+            cfg = t.cfg
             cl = None
             if hasattr(t.method, 'refresh_clusters'):
                 t.method.refresh_clusters(t); cl = t.method.refresh_clusters(t)  # the second call is timed (the first includes one-off set-up)

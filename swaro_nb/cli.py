@@ -4,13 +4,13 @@
 
 # %% ../nbs/11_cli.ipynb #bb29d629
 from __future__ import annotations
-import argparse, dataclasses, json, os, sys
+import argparse, dataclasses, json, os, sys, tempfile, time
 from pathlib import Path
 from .config import TrainConfig, PRESETS, ConfigError, make_config
 
 # %% auto #0
-__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'train_cli', 'bench_cli', 'eval_parser', 'eval_cli', 'data_cli',
-           'main']
+__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'train_cli', 'bench_cli', 'eval_parser',
+           'check_eval_args', 'eval_cli', 'data_cli', 'main']
 
 # %% ../nbs/11_cli.ipynb #d5935439
 class Parser(argparse.ArgumentParser):
@@ -75,6 +75,14 @@ def config_parser(prog: str, description: str, argv=None) -> argparse.ArgumentPa
     return ap
 
 # %% ../nbs/11_cli.ipynb #260729e0
+def check_extra(cfg: TrainConfig):
+    "Raise `ConfigError` when `cfg.extra` names options its method does not read (a method declares them in `options`, as baselines do)."
+    from swaro_nb.methods import get_method
+    m = get_method(cfg.method)
+    if cfg.extra and not isinstance(getattr(m, 'options', None), dict):
+        raise ConfigError(f"extra: {cfg.method} reads no extra options (only methods with their own options do, e.g. the baselines); "
+                          f"got {', '.join(sorted(cfg.extra))}")
+
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
     from swaro_nb.train import train, DivergenceError, CheckpointError
@@ -86,32 +94,80 @@ def train_cli(argv=None):
     preset, no_resume, ob = a.pop('preset', None), a.pop('no_resume'), a.pop('official_budget')
     try:
         cfg = config_for(preset, ob, **a)
-        t = train(cfg, resume=not no_resume)
+        check_extra(cfg)
+        t = train(cfg, resume=not no_resume)   # checks the config and the run folder before loading any data
     except (ConfigError, DataError, DivergenceError, CheckpointError, ValueError) as e:
         print(f"swaro_train: error: {e}", file=sys.stderr); sys.exit(2)
     if t.rank == 0: print(f"run folder: {t.dir}  (epochs done: {t.epoch}/{cfg.epochs})")
 
+def _save_elsewhere(recs: list, stem: str) -> Path | None:
+    "Write `recs` as JSON to a new file in the first writable of: the working directory, home, the temporary folder."
+    name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.json"
+    for d in (Path.cwd(), Path.home(), Path(tempfile.gettempdir())):
+        try: (d / name).write_text(json.dumps(recs, indent=1)); return d / name
+        except OSError: continue
+    return None
+
+def _append_records(path: Path, recs: list):
+    "Append `recs` to the JSON list in `path` (atomically: written beside it, then renamed over it)."
+    old = json.loads(path.read_text()) if path.exists() else []
+    if not isinstance(old, list): raise ValueError(f"{path} no longer holds a JSON list")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f'.{os.getpid()}.tmp')
+    try: tmp.write_text(json.dumps(old + recs, indent=1)); os.replace(tmp, path)
+    finally: tmp.unlink(missing_ok=True)
+
+def _check_records_file(ap, out: Path):
+    "Exit with a one-line error unless `out` can take appended records: a JSON list (or no file yet) in a writable folder."
+    from swaro_nb.data import writable_dir
+    try: writable_dir(out.parent, f"--out {out}: its folder")
+    except ValueError as e: ap.error(str(e))
+    if out.is_dir(): ap.error(f"--out {out} is a folder; name a JSON file (e.g. {out / 'bench.json'})")
+    if out.exists():
+        try: old = json.loads(out.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            ap.error(f"--out {out} is not a JSON list of records ({type(e).__name__}: {' '.join(str(e).split())[:120]}); "
+                     "name a new file, or repair this one")
+        if not isinstance(old, list): ap.error(f"--out {out} holds a JSON {type(old).__name__}, not a list of records; name another file")
+        if not os.access(out, os.W_OK): ap.error(f"--out {out} cannot be written (permission denied); name another file")
+
 def bench_cli(argv=None):
     "Console script `swaro_bench`: time training epochs per method and batch size; append records to a JSON list."
-    from swaro_nb.bench import benchmark
+    from swaro_nb.bench import benchmark, bench_config
     ap = Parser(prog='swaro_bench', description='Seconds per CIFAR-10 epoch per method and batch size (needs a GPU for meaningful numbers).')
     ap.add_argument('--methods', default='simclr,rocl,swaro', help='comma-separated methods (default %(default)s)')
     ap.add_argument('--batches', default='256,512', help='comma-separated global batch sizes (default %(default)s)')
     ap.add_argument('--epochs', type=int, default=3, help='epochs per setting, the first one warm-up (default %(default)s)')
     ap.add_argument('--out', default='runs/bench.json', help='JSON list the records are appended to (default %(default)s)')
-    ap.add_argument('--compile', action='store_true'); ap.add_argument('--subset-per-class', type=int, default=None)
-    ap.add_argument('--width', type=int, default=64); ap.add_argument('--no-fold', action='store_true', help='attack the unfolded network')
+    ap.add_argument('--compile', action='store_true', help='compile both networks with torch.compile (on CUDA; TrainConfig.compile=True)')
+    ap.add_argument('--subset-per-class', type=int, default=None,
+                    help='time on a class-balanced subset of this many training images per class (default: all 50,000 images)')
+    ap.add_argument('--width', type=int, default=64, help='ResNet-18 width (default %(default)s, the standard network)')
+    ap.add_argument('--no-fold', action='store_true', help='attack the unfolded network')
     a = ap.parse_args(argv)
+    methods = [m.strip() for m in a.methods.split(',') if m.strip()]
+    if not methods: ap.error(f"--methods must name at least one method, got {a.methods!r}")
     try: batches = [int(b) for b in a.batches.split(',')]
     except ValueError: ap.error(f"--batches must be comma-separated integers, got {a.batches!r}")
     kw = dict(compile=a.compile, width=a.width, fold_bn=not a.no_fold)
-    if a.subset_per_class: kw['subset_per_class'] = a.subset_per_class
-    recs = benchmark(a.methods.split(','), batches, a.epochs, **kw)
+    if a.subset_per_class is not None: kw['subset_per_class'] = a.subset_per_class
+    world = int(os.environ.get('WORLD_SIZE', 1))   # torchrun's processes share each batch
+    for m in methods:      # every setting checked before any is timed
+        for bs in batches:
+            try: bench_config(m, bs, a.epochs, world, **kw)
+            except ConfigError as e: ap.error(f"{m} at batch {bs}: {e}")
+    out = Path(a.out); _check_records_file(ap, out)
+    recs = benchmark(methods, batches, a.epochs, **kw)
     import torch.distributed as dist
     if dist.is_initialized() and dist.get_rank() != 0: return
-    p = Path(a.out); old = json.loads(p.read_text()) if p.exists() else []
-    p.parent.mkdir(parents=True, exist_ok=True); p.write_text(json.dumps(old + recs, indent=1))
-    print(f"{len(recs)} records appended to {p}")
+    try: _append_records(out, recs)
+    except (OSError, ValueError) as e:   # the folder went away or changed while the benchmark ran: keep the records
+        where = _save_elsewhere(recs, 'swaro_bench')
+        if where is None: print(json.dumps(recs))
+        print(f"swaro_bench: error: could not append to {out} ({type(e).__name__}: {' '.join(str(e).split())[:160]}); the "
+              f"{len(recs)} new records are " + (f"in {where}" if where else "on stdout, above"), file=sys.stderr)
+        sys.exit(1)
+    print(f"{len(recs)} records appended to {out}")
 
 # %% ../nbs/11_cli.ipynb #67eeef4e
 def eval_parser() -> argparse.ArgumentParser:
@@ -143,12 +199,37 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--no-progress', action='store_true', help='no progress bars')
     return ap
 
+def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
+    "Exit with a one-line error (status 2) on a bad `swaro_eval` argument or output folder, before any work."
+    import torch
+    from swaro_nb.data import check_name, writable_dir
+    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size'):
+        v = getattr(a, k)
+        if v is not None and v < 1: ap.error(f"--{k.replace('_', '-')} must be a positive integer, got {v}")
+    for k in ('dataset', 'transfer'):
+        if getattr(a, k) is not None:
+            try: check_name(getattr(a, k))
+            except ValueError as e: ap.error(f"--{k}: {e}")
+    if a.device is not None:
+        try: dev = torch.device(a.device)
+        except (RuntimeError, ValueError): ap.error(f"--device {a.device!r} is not a device: use cpu, cuda or cuda:N")
+        if dev.type not in ('cpu', 'cuda'): ap.error(f"--device {a.device}: evaluation runs on cpu, cuda or cuda:N")
+        if dev.type == 'cuda' and not torch.cuda.is_available(): ap.error(f"--device {a.device}: no CUDA GPU is available here; use --device cpu")
+        if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
+            ap.error(f"--device {a.device}: this machine has {torch.cuda.device_count()} GPU(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
+    outs = ([('--out', a.out)] if a.out else [('output folder', Path('runs') / f'{Path(r).name}-eval') for r in a.runs]
+            + ([('output folder', Path('runs') / 'black_box-eval')] if a.black_box or a.black_box_only else []))
+    for what, o in outs:
+        try: writable_dir(o, what)
+        except ValueError as e: ap.error(str(e))
+
 def eval_cli(argv=None):
     "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
     from swaro_nb.analysis import eval_budgets, evaluate_runs, RunError
     from swaro_nb.robustness import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
     from swaro_nb.data import DataError
-    a = eval_parser().parse_args(argv)
+    ap = eval_parser(); a = ap.parse_args(argv)
+    check_eval_args(ap, a)   # before any run is read
     b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
     attacks = list(DEFAULT_ATTACKS) + (list(ROCL_ATTACKS) if a.rocl_protocol else []) + (list(AUTOATTACK_ATTACKS) if a.autoattack else [])
     try:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_data.ipynb #2a8b9902
 from __future__ import annotations
-import hashlib, os, pickle, shlex, shutil, subprocess, sys, tarfile, tempfile
+import errno, hashlib, os, pickle, shlex, shutil, subprocess, sys, tarfile, tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
@@ -64,7 +64,8 @@ def writable_dir(path,                        # a folder to write into (it may n
     try:
         with tempfile.TemporaryFile(dir=q): pass
     except OSError as e:
-        raise ValueError(f"{what} {p}: cannot write in {q} ({e.strerror or type(e).__name__}); pass a folder you can write to") from None
+        why = 'it takes no new files' if e.errno == errno.ENOENT else (e.strerror or type(e).__name__)   # ENOENT: e.g. /proc
+        raise ValueError(f"{what} {p}: cannot write in {q} ({why}); pass a folder you can write to") from None
     return p
 
 # %% ../nbs/00_data.ipynb #9f6830bb
