@@ -7,11 +7,14 @@ With no notebook given, runs every `nbs/*.ipynb` (experiment notebooks are run b
 papermill instead). Prints one line per notebook and ends with `notebooks: N passed, N failed`.
 Exit status 1 when any notebook fails.
 
+Each notebook runs with a temporary folder of its own as TMPDIR (inside the one this script is given), removed when
+the notebook ends: files a notebook leaves there are reported on a `note:` line and removed with it.
+
 `--save DIR` writes each passing notebook to DIR (same path relative to nbs/) as the source notebook
 with the outputs of this run attached: cell sources keep their `#| ...` directives (nbdev's processor
 strips them from the copy it executes), so `tools/nb_outputs.py` can find the `#| cuda` / `#| slow` cells.
 """
-import argparse, os, subprocess, sys, time, json
+import argparse, getpass, os, subprocess, sys, tempfile, time, json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -75,18 +78,26 @@ def main():
     a = ap.parse_args()
     if a.one: sys.exit(run_one(Path(a.nbs[0]).resolve(), a.flags, a.save))
     fns = [Path(p).resolve() for p in a.nbs] or sorted((ROOT / 'nbs').glob('[0-9]*.ipynb')) + [ROOT / 'nbs' / 'index.ipynb']
+    # torch's compile cache is shared by the notebooks (it is a cache, not litter); everything else a notebook writes to
+    # TMPDIR lands in a folder of its own, removed when the notebook ends
+    inductor = os.environ.get('TORCHINDUCTOR_CACHE_DIR') or os.path.join(tempfile.gettempdir(), f'torchinductor_{getpass.getuser()}')
     def job(fn):
         t = time.time()
         cmd = [sys.executable, __file__, str(fn), '--one', '--flags', a.flags] + (['--save', a.save] if a.save else [])
-        env = {**os.environ, **({'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'} if a.workers > 1 else {})}  # no oversubscription
-        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
-        return fn, r, time.time() - t
+        with tempfile.TemporaryDirectory(prefix=f'nb-{fn.stem}-') as tmp:
+            env = {**os.environ, 'TMPDIR': tmp, 'TORCHINDUCTOR_CACHE_DIR': inductor,
+                   **({'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'} if a.workers > 1 else {})}  # no oversubscription
+            r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+            left = sum(1 for _ in Path(tmp).rglob('*'))
+        return fn, r, time.time() - t, left
     passed = failed = 0
     with ThreadPoolExecutor(a.workers) as ex:
-        for fn, r, dt in ex.map(job, fns):
+        for fn, r, dt, left in ex.map(job, fns):
             ok = r.returncode == 0
             passed += ok; failed += not ok
-            print(f"{'PASS' if ok else 'FAIL'} {fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn} ({dt:.1f}s)", flush=True)
+            name = fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn
+            print(f"{'PASS' if ok else 'FAIL'} {name} ({dt:.1f}s)", flush=True)
+            if left: print(f"note: {name} left {left} temporary file(s) and folder(s) in its TMPDIR; removed with it", flush=True)
             if not ok:  # the traceback's head names the failing cell and check; the tail has the exception (assertion dumps can be long)
                 err = r.stderr if len(r.stderr) < 8000 else r.stderr[:4000] + '\n[...]\n' + r.stderr[-4000:]
                 print(r.stdout[-2000:], err, sep='\n')

@@ -5,11 +5,17 @@
 #  3. the docs site built offline into _docs/ (MathJax fetched once from npm, sha-checked),
 #  4. pytest tests/ (CLI end to end, resume, bad input, the site in headless Chromium).
 # Ends with one line `N passed, N failed, N skipped` summed over the sync check, notebooks and pytest tests.
+# Every temporary file goes under one folder made for this run (TMPDIR; its logs, pytest's folders, the notebooks'
+# scratch files, IPython's, Jupyter's and matplotlib's), removed when the command exits: two checkouts can test at
+# once, and nothing is left outside the clone.
 # Chromium (Debian's `chromium`, for the browser checks of the docs) is installed with apt-get only under CI
 # (CI set) or when SWARO_INSTALL_BROWSER=1; otherwise, when it is missing, those checks are skipped and say so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/swaro_test.XXXXXX") || { echo "cannot make a temporary folder"; echo "0 passed, 1 failed"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp IPYTHONDIR=$tmp/ipython JUPYTER_RUNTIME_DIR=$tmp/jupyter MPLCONFIGDIR=$tmp/matplotlib
 step() { echo "== $*"; }
 since() { echo "($(( $(date +%s) - $1 ))s)"; }
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -37,27 +43,26 @@ else echo "nbdev_export/nbdev_clean changed files (commit their result):"; diff 
 
 t=$(date +%s); step "2. notebook tests (every library notebook on the CPU, 2 at a time; a few minutes)"
 rm -rf _proc_exec
-$PY tools/run_nbs.py --save _proc_exec | tee /tmp/swaro_nbs.log
-line=$(grep -E '^notebooks: [0-9]+ passed, [0-9]+ failed' /tmp/swaro_nbs.log | tail -1)
+$PY tools/run_nbs.py --save _proc_exec | tee "$tmp/nbs.log"
+line=$(grep -E '^notebooks: [0-9]+ passed, [0-9]+ failed' "$tmp/nbs.log" | tail -1)
 if [ -n "$line" ]; then count $(echo "$line" | sed -E 's/notebooks: ([0-9]+) passed, ([0-9]+) failed/\1 \2/'); else count 0 1; fi
 echo "notebook tests $(since $t)"
 
 step "2b. README.md generated from nbs/index.ipynb"
-if $PY tools/build_docs.py --readme --exec-dir _proc_exec --readme-out /tmp/swaro_README.md >/dev/null && diff -q README.md /tmp/swaro_README.md >/dev/null; then
+if $PY tools/build_docs.py --readme --exec-dir _proc_exec --readme-out "$tmp/README.md" >/dev/null && diff -q README.md "$tmp/README.md" >/dev/null; then
   echo "README in sync"; count 1 0
-else echo "README.md differs from what nbs/index.ipynb generates (python tools/build_docs.py --readme --exec-dir _proc_exec):"; diff README.md /tmp/swaro_README.md | head -20; count 0 1; fi
+else echo "README.md differs from what nbs/index.ipynb generates (python tools/build_docs.py --readme --exec-dir _proc_exec):"; diff README.md "$tmp/README.md" | head -20; count 0 1; fi
 
 t=$(date +%s); step "3. docs site into _docs/ (about 1 min)"
 if $PY tools/build_docs.py --exec-dir _proc_exec --out _docs; then export SWARO_DOCS_BUILT=1; else echo "docs build failed"; count 0 1; fi
 echo "docs $(since $t)"
 
 t=$(date +%s); step "4. pytest (a few minutes)"
-rm -f /tmp/swaro_pytest.xml
-$PY -m pytest tests -q -rs -p no:cacheprovider --junitxml=/tmp/swaro_pytest.xml
-read p f s < <($PY - <<'PYEOF'
-import xml.etree.ElementTree as ET
+$PY -m pytest tests -q -rs -p no:cacheprovider --basetemp="$tmp/pytest" --junitxml="$tmp/pytest.xml"
+read p f s < <(XML="$tmp/pytest.xml" $PY - <<'PYEOF'
+import os, xml.etree.ElementTree as ET
 try:
-    r = ET.parse('/tmp/swaro_pytest.xml').getroot(); s = r if r.tag == 'testsuite' else r.find('testsuite')
+    r = ET.parse(os.environ['XML']).getroot(); s = r if r.tag == 'testsuite' else r.find('testsuite')
     t, fl, er, sk = (int(s.get(k, 0)) for k in ('tests', 'failures', 'errors', 'skipped'))
     print(t - fl - er - sk, fl + er, sk)
 except Exception as e: print(0, 1, 0)
