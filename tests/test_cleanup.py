@@ -1,0 +1,30 @@
+"Tests clean up after themselves: a notebook's temporary files are removed when it ends, and nothing is left in TMPDIR."
+import json, os, subprocess, sys
+from pathlib import Path
+from conftest import ROOT, script
+
+def _env(tmp: Path, cache: Path) -> dict:
+    "TMPDIR a fresh folder; torch's compile cache elsewhere (a cache, not litter), so the folder must end empty."
+    return {**os.environ, 'TMPDIR': str(tmp), 'TORCHINDUCTOR_CACHE_DIR': str(cache)}
+
+def test_data_notebook_leaves_nothing(tmp_path):
+    "nbdev_test on 00_data, the notebook that copies the most data around: its temporary folder is empty afterwards."
+    tmp = tmp_path / 'tmp'; tmp.mkdir()
+    r = subprocess.run([script('nbdev_test'), '--path', 'nbs/00_data.ipynb'], cwd=ROOT, capture_output=True, text=True,
+                       env=_env(tmp, tmp_path / 'cache'), timeout=900)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert sorted(p.name for p in tmp.iterdir()) == [], list(tmp.rglob('*'))[:20]
+
+def test_run_nbs_removes_what_a_notebook_leaves(tmp_path):
+    "A notebook that leaves a scratch folder behind: tools/run_nbs.py reports it and removes it with the notebook's TMPDIR."
+    nb = tmp_path / 'leaky.ipynb'
+    nb.write_text(json.dumps({'cells': [{'cell_type': 'code', 'id': 'c0', 'metadata': {}, 'execution_count': None, 'outputs': [],
+                                          'source': "import tempfile, pathlib\npathlib.Path(tempfile.mkdtemp(), 'left.txt').write_text('x')"}],
+                              'metadata': {'kernelspec': {'display_name': 'python3', 'language': 'python', 'name': 'python3'}},
+                              'nbformat': 4, 'nbformat_minor': 5}))
+    tmp = tmp_path / 'tmp'; tmp.mkdir()
+    r = subprocess.run([sys.executable, 'tools/run_nbs.py', str(nb)], cwd=ROOT, capture_output=True, text=True,
+                       env=_env(tmp, tmp_path / 'cache'), timeout=300)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert 'PASS' in r.stdout and 'left 2 temporary file(s) and folder(s)' in r.stdout, r.stdout
+    assert list(tmp.iterdir()) == []
