@@ -17,7 +17,8 @@ from .core import to_float, eval_mode
 from .augment import crop_flip
 from .encoder import ResNet18, ContrastiveNet, ProjectionHead, Normalize, fold_bn
 from .losses import nt_xent, gather_cat
-from .robustness import pgd
+from .attack import projected_gradient
+from .eval_attacks import pgd
 from .config import PRESETS, TrainConfig, ConfigError, make_config
 from .optim import LARS
 from .methods import Method, register_method, METHODS
@@ -137,9 +138,9 @@ def ce_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode for
            random_start: bool = True,  # start from x + U[-eps, eps] (clipped to [0, 1])
            generator: torch.Generator | None = None,  # randomness of the start, on x's device
           ) -> torch.Tensor:  # adversarial images, |x_adv - x| <= eps, in [0, 1], no autograd graph
-    "Untargeted l_inf PGD on the cross-entropy (Madry et al.): `robustness.pgd` with the model in eval mode, host-sync free."
+    "Untargeted l_inf PGD on the cross-entropy (Madry et al.): `eval_attacks.pgd` with the model in eval mode, host-sync free."
     with eval_mode(model):
-        return pgd(model, x, y, 'linf', eps, alpha, steps, random_start, generator=generator, amp=False)
+        return pgd(model, x, y, 'linf', eps, alpha, steps, random_start, generator=generator, amp=None)
 
 @register_method
 class AT(_Supervised):
@@ -172,20 +173,12 @@ def trades_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode
                init_std: float = 0.001,  # the start is x + init_std * N(0, I), as in the official code
               ) -> torch.Tensor:  # adversarial images in the eps-ball and [0, 1], no autograd graph
     "TRADES' inner maximisation: signed-gradient ascent on sum_i KL(p(x_i) || p(x'_i)) from x + 0.001 N(0, I), model in eval mode."
-    if not (eps >= 0 and alpha > 0) or isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"need eps >= 0, alpha > 0 and an int steps >= 1, got eps={eps!r}, alpha={alpha!r}, steps={steps!r}")
     x = x.detach()
     with eval_mode(model):
         with torch.no_grad(): p_nat = F.softmax(_f32(model(x)), 1)
-        adv = x + init_std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
-        with torch.enable_grad():
-            for _ in range(steps):
-                adv.requires_grad_(True)
-                kl = F.kl_div(F.log_softmax(_f32(model(adv)), 1), p_nat, reduction='sum')
-                g, = torch.autograd.grad(kl, adv)
-                adv = adv.detach() + alpha * g.sign()
-                adv = torch.min(torch.max(adv, x - eps), x + eps).clamp(0, 1)
-    return adv.detach()
+        kl = lambda a: F.kl_div(F.log_softmax(_f32(model(a)), 1), p_nat, reduction='sum')
+        d0 = init_std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
+        return projected_gradient(kl, x, 'linf', eps, alpha, steps, delta0=d0, clip_start=False)   # the official start: not clipped
 
 @register_method
 class TRADES(_Supervised):
@@ -459,20 +452,12 @@ def acl_pgd(model: nn.Module,  # dual-BN encoder + head (attacked in eval mode t
             delta0: torch.Tensor | None = None,  # explicit start for both views, shape (2N, C, H, W) (projected first)
            ) -> tuple[torch.Tensor, torch.Tensor]:  # the two adversarial views, no autograd graph
     "ACL's PGD_contrastive: jointly perturb both views to maximise their NT-Xent through the adversarial BN branch, model in eval mode."
-    if not (eps >= 0 and alpha > 0) or isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"need eps >= 0, alpha > 0 and an int steps >= 1, got eps={eps!r}, alpha={alpha!r}, steps={steps!r}")
     if x1.shape != x2.shape: raise ValueError(f"x1 and x2 must be two views of one batch, got {tuple(x1.shape)} and {tuple(x2.shape)}")
-    x = torch.cat([x1, x2]).detach()
-    d = delta0.detach().to(x) if delta0 is not None else (torch.rand(x.shape, generator=generator, device=x.device, dtype=x.dtype) * 2 - 1) * eps
-    d = (x + d.clamp(-eps, eps)).clamp(0, 1) - x
-    with eval_mode(model), bn_mode(model, 'adv'), torch.enable_grad():
-        for _ in range(steps):
-            d.requires_grad_(True)
-            za, zb = model(x + d).chunk(2)
-            g, = torch.autograd.grad(nt_xent(za, zb, temperature), d)
-            d = (d.detach() + alpha * g.sign()).clamp(-eps, eps)
-            d = (x + d).clamp(0, 1) - x
-    return (x + d).chunk(2)
+    def loss(a):
+        za, zb = model(a).chunk(2)
+        return nt_xent(za, zb, temperature)
+    with eval_mode(model), bn_mode(model, 'adv'):
+        return projected_gradient(loss, torch.cat([x1, x2]), 'linf', eps, alpha, steps, True, generator, delta0).chunk(2)
 
 def acl_head(in_dim: int = 512,  # encoder features
              hidden_dim: int = 512,  # ACL: 512 (= in_dim)

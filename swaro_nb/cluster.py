@@ -8,7 +8,7 @@ import contextlib, dataclasses, operator
 from typing import Callable
 import torch
 import torch.nn.functional as F
-from .core import extract_features
+from .core import extract_features, check_int
 
 # %% auto #0
 __all__ = ['KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels']
@@ -29,12 +29,6 @@ class KMeansResult:
 # %% ../nbs/04_cluster.ipynb #6fbca7da
 _CHUNK = 2 ** 26  # distances (float32) held at once by the chunked assignment / update steps: 256 MB
 
-def _index(v, name: str) -> int:
-    "`v` as a Python int (ints and numpy/torch integers); ValueError for anything else."
-    if isinstance(v, bool): raise ValueError(f"{name} must be an int, got {v!r}")
-    try: return operator.index(v)
-    except TypeError: raise ValueError(f"{name} must be an int, got {v!r}") from None
-
 def _check_features(x, k):
     "Validate (N,d) features and a cluster count; return k as an int."
     if not isinstance(x, torch.Tensor):
@@ -45,8 +39,7 @@ def _check_features(x, k):
         raise ValueError(f"x must be a floating-point tensor, got {x.dtype}")
     if x.shape[0] < 1 or x.shape[1] < 1:
         raise ValueError(f"x is empty: shape {tuple(x.shape)}")
-    k = _index(k, 'k')
-    if k < 1: raise ValueError(f"k must be at least 1, got {k}")
+    k = check_int(k, 'k')
     if k > x.shape[0]: raise ValueError(f"k={k} clusters need at least k points, got N={x.shape[0]}: lower k or pass more features")
     return k
 
@@ -62,7 +55,7 @@ def _fp32_matmul(device_type: str):
 
 def _generator(device: torch.device, seed: int) -> torch.Generator:
     "A torch.Generator on `device` seeded with `seed`."
-    return torch.Generator(device=device).manual_seed(_index(seed, 'seed'))
+    return torch.Generator(device=device).manual_seed(check_int(seed, 'seed', low=-2**63))
 
 # %% ../nbs/04_cluster.ipynb #9367ec8d
 def init_centroids(
@@ -195,8 +188,7 @@ def kmeans(
 ) -> KMeansResult:  # centroids, labels = argmin_j ||x_i - c_j||^2 for the returned centroids, inertia, backend
     "k-means of the rows of `x`: k-means++ seeding, `niter` Lloyd iterations (faiss or torch), then a final assignment."
     k = _check_features(x, k)
-    niter = _index(niter, 'niter')
-    if niter < 1: raise ValueError(f"niter must be at least 1, got {niter}")
+    niter = check_int(niter, 'niter')
     backend = _resolve_backend(backend, x)
     x = x.detach().float()
     if not bool(torch.isfinite(x).all()):
@@ -213,7 +205,7 @@ def kmeans(
         mu = torch.zeros_like(x[0]) if spherical else x.mean(0)  # centre (not for spherical: not translation invariant)
         xc, c = x - mu, c0 - mu
         if backend == 'torch': c = _lloyd_torch(xc, c, niter, spherical)
-        else: c = _lloyd_faiss(xc, c, niter, spherical, _index(seed, 'seed'))
+        else: c = _lloyd_faiss(xc, c, niter, spherical, check_int(seed, 'seed', low=-2**63))
         labels, _ = _assign(xc, c)
         rows = max(1, _CHUNK // x.shape[1])
         inertia = sum(((xc[s:s + rows] - c[labels[s:s + rows]]) ** 2).sum(1).double().sum() for s in range(0, x.shape[0], rows))

@@ -4,15 +4,15 @@
 
 # %% ../nbs/00a_core.ipynb #eb7070f1
 from __future__ import annotations
-import contextlib, datetime, json, os, platform, subprocess
+import contextlib, datetime, json, math, operator, os, platform, subprocess
 from pathlib import Path
 from typing import Callable
 import torch
 
 # %% auto #0
-__all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'to_float', 'eval_mode', 'extract_features', 'git_commit',
-           'device_name', 'run_stamp', 'atomic_save', 'results_dir', 'load_rows', 'record_table', 'save_record',
-           'show_record']
+__all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'to_float', 'eval_mode',
+           'extract_features', 'git_commit', 'device_name', 'run_stamp', 'atomic_save', 'atomic_json', 'results_dir',
+           'load_rows', 'record_table', 'save_record', 'show_record']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -24,9 +24,10 @@ def as_device(device=None  # a device, a string such as 'cuda:1', or None
 def amp_context(device,              # where the computation runs (a device, a string, or a tensor on it)
                 amp: bool | None = None  # True: bf16 autocast; False: none; None: bf16 on CUDA only
                ):
-    "A bf16 autocast context on CUDA unless `amp` is False (on the CPU only when `amp` is True), else a null context."
+    "bf16 autocast on CUDA unless `amp` is False (on the CPU only when `amp` is True); `amp=False` turns off any outer autocast."
     dev = device.device if isinstance(device, torch.Tensor) else torch.device(device)
-    on = (dev.type == 'cuda' and amp is not False) or amp is True
+    if amp is False: return torch.autocast(dev.type, enabled=False)   # float32 even inside a caller's autocast
+    on = dev.type == 'cuda' or amp is True
     return torch.autocast(dev.type, dtype=torch.bfloat16) if on else contextlib.nullcontext()
 
 def same_device(a, b) -> bool:
@@ -41,13 +42,31 @@ def describe(t) -> str:
     "A short description of a value for error messages: dtype and shape of a tensor, else its type."
     return f"dtype {t.dtype}, shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
 
+def is_real(v) -> bool:
+    "True for a finite int or float (not a bool)."
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+def check_int(v,                  # the value a user passed
+              name: str,          # its name, for the message
+              low: int = 1,       # the smallest value allowed
+              none: bool = False  # whether None is allowed (returned as is)
+             ) -> int | None:
+    "`v` as a Python int (numpy and torch integers accepted) when it is an integer >= `low`, else a ValueError naming it."
+    if v is None and none: return None
+    try: i = None if isinstance(v, bool) else operator.index(v)
+    except TypeError: i = None
+    if i is None or i < low:
+        raise ValueError(f"{name} must be an int >= {low}{' or None' if none else ''}, got {v!r}")
+    return i
+
 # %% ../nbs/00a_core.ipynb #e876efe0
-def to_float(x: torch.Tensor  # uint8 images (values 0..255) or floating-point images in [0, 1]
-            ) -> torch.Tensor:  # float32, same shape, values in [0, 1]
-    "uint8 images -> float32 in [0, 1]; floating-point images -> float32 unchanged."
+def to_float(x: torch.Tensor,  # uint8 images (values 0..255) or floating-point images in [0, 1]
+             dtype: torch.dtype = torch.float32,  # the floating-point type wanted (float64 for float64 models)
+            ) -> torch.Tensor:  # `dtype`, same shape, values in [0, 1]
+    "uint8 images -> `dtype` in [0, 1]; floating-point images -> `dtype`, values unchanged."
     if not isinstance(x, torch.Tensor) or not (x.dtype == torch.uint8 or x.is_floating_point()):
         raise ValueError(f"to_float expects uint8 or floating-point images, got {describe(x)}")
-    return x.float().div_(255) if x.dtype == torch.uint8 else x.float()
+    return x.to(dtype).div_(255) if x.dtype == torch.uint8 else x.to(dtype)
 
 # %% ../nbs/00a_core.ipynb #e4e921e1
 @contextlib.contextmanager
@@ -120,11 +139,21 @@ def run_stamp(device=None) -> dict:
     return dict(card=device_name(device), commit=git_commit(),
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'), torch=torch.__version__)
 
-def atomic_save(obj, path: str | os.PathLike):
-    "torch.save to a temporary file in the same folder, then rename over `path` (never a half-written file)."
+def _write_atomically(path, write) -> Path:
+    "Call `write(tmp)` on a temporary file beside `path`, then rename it over `path`; the temporary goes if `write` fails."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f'.{path.name}.tmp{os.getpid()}')
-    torch.save(obj, tmp); os.replace(tmp, path)
+    try: write(tmp); os.replace(tmp, path)
+    finally: tmp.unlink(missing_ok=True)
+    return path
+
+def atomic_save(obj, path: str | os.PathLike) -> Path:
+    "torch.save to a temporary file in the same folder, then rename over `path` (never a half-written file)."
+    return _write_atomically(path, lambda t: torch.save(obj, t))
+
+def atomic_json(obj, path: str | os.PathLike) -> Path:
+    "Write `obj` as indented JSON the same way: a reader sees the old file or the whole new one."
+    return _write_atomically(path, lambda t: t.write_text(json.dumps(obj, indent=1)))
 
 # %% ../nbs/00a_core.ipynb #df52101e
 def results_dir() -> Path:
@@ -161,9 +190,7 @@ def save_record(name: str,    # record name (file `<name>.json`)
     folder = os.environ.get('SWARO_RECORD_DIR')
     if not folder: return None
     st = run_stamp(device)
-    p = Path(folder) / f'{name}.json'; p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps({'rows': [{**r, **st} for r in rows]}, indent=1))
-    return p
+    return atomic_json({'rows': [{**r, **st} for r in rows]}, Path(folder) / f'{name}.json')
 
 def show_record(name: str, columns: list | None = None, **kw) -> str:
     "The committed record `results/components/<name>.json` as a markdown table (or a line saying there is none yet)."

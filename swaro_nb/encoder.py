@@ -9,6 +9,7 @@ from typing import Sequence
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from .core import check_int
 
 # %% auto #0
 __all__ = ['Normalize', 'BasicBlock', 'ResNet18', 'ProjectionHead', 'ContrastiveNet', 'count_params', 'fold_bn']
@@ -58,11 +59,6 @@ class BasicBlock(nn.Module):
         return F.relu(out + self.shortcut(x))
 
 # %% ../nbs/02_encoder.ipynb #1a60229f
-def _check_pos_int(**kw):
-    for k, v in kw.items():
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{k} must be a positive integer, got {v!r}")
-
 def _as_normalize(normalize, in_channels: int) -> nn.Module | None:
     "None, a Normalize layer, or a (mean, std) pair -> an optional Normalize layer with in_channels channels."
     if normalize is None: return None
@@ -82,7 +78,7 @@ class ResNet18(nn.Module):
                  normalize: Normalize | tuple | None = None,  # optional (mean, std) applied inside the model; inputs stay in [0,1]
                 ):
         super().__init__()
-        _check_pos_int(width=width, in_channels=in_channels)
+        check_int(width, 'width'); check_int(in_channels, 'in_channels')
         self.width, self.in_channels = width, in_channels
         self.normalize = _as_normalize(normalize, in_channels)
         self.conv1 = nn.Conv2d(in_channels, width, 3, stride=1, padding=1, bias=False)
@@ -115,7 +111,7 @@ class ProjectionHead(nn.Sequential):
                  out_dim: int = 128,  # projection dimension (paper: 128)
                  bn: bool = False,  # batch norm after the first layer
                 ):
-        _check_pos_int(in_dim=in_dim, hidden_dim=hidden_dim, out_dim=out_dim)
+        check_int(in_dim, 'in_dim'); check_int(hidden_dim, 'hidden_dim'); check_int(out_dim, 'out_dim')
         layers = [nn.Linear(in_dim, hidden_dim, bias=not bn)] + ([nn.BatchNorm1d(hidden_dim)] if bn else [])
         super().__init__(*layers, nn.ReLU(inplace=True), nn.Linear(hidden_dim, out_dim))
         self.in_dim, self.hidden_dim, self.out_dim = in_dim, hidden_dim, out_dim

@@ -10,9 +10,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import as_device, amp_context, to_float, describe, extract_features
+from .core import as_device, amp_context, to_float, describe, extract_features, check_int
 from .augment import crop_flip
-from .robustness import pgd
+from .eval_attacks import pgd
 
 # %% auto #0
 __all__ = ['LinearClassifier', 'scale_milestones', 'step_lr', 'LinearResult', 'linear_eval', 'robust_linear_eval']
@@ -26,9 +26,6 @@ def _check_data(images, labels, name: str):
         raise ValueError(f"{name}_labels must be an int64 tensor of shape ({images.shape[0]},), got {describe(labels)}")
     if len(labels) == 0: raise ValueError(f"the {name} set is empty")
 
-def _pos_int(v, name: str):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be a positive int, got {v!r}")
-
 # %% ../nbs/08_linear_eval.ipynb #e9ece877
 class LinearClassifier(nn.Module):
     "A frozen encoder (always in eval mode, no gradient to its weights) followed by a trainable linear layer."
@@ -39,7 +36,7 @@ class LinearClassifier(nn.Module):
                  copy_encoder: bool = True,  # freeze a deep copy, so the caller's encoder is left as it is
                 ):
         super().__init__()
-        _pos_int(feat_dim, 'feat_dim'); _pos_int(n_classes, 'n_classes')
+        check_int(feat_dim, 'feat_dim'); check_int(n_classes, 'n_classes')
         if not isinstance(encoder, nn.Module): raise ValueError(f"encoder must be an nn.Module, got {type(encoder).__name__}")
         enc = copy.deepcopy(encoder) if copy_encoder else encoder
         enc.requires_grad_(False)
@@ -68,7 +65,7 @@ def scale_milestones(milestones,  # epochs of a `ref`-epoch schedule at which th
                      ref: int = 150,  # length of the schedule the milestones were written for (RoCL: 150)
                     ) -> tuple:  # milestones at the same fractions of `epochs`, rounded to the nearest epoch (halves up)
     "Scale step-decay milestones written for a `ref`-epoch schedule to an `epochs`-epoch run, at the same fractions."
-    _pos_int(epochs, 'epochs'); _pos_int(ref, 'ref')
+    check_int(epochs, 'epochs'); check_int(ref, 'ref')
     ms = tuple(milestones)
     if any(isinstance(m, bool) or not isinstance(m, int) or m < 0 for m in ms) or list(ms) != sorted(ms):
         raise ValueError(f"milestones must be increasing non-negative ints, got {milestones!r}")
@@ -95,7 +92,7 @@ class LinearResult:
 
 def _check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma):
     "Raise ValueError for a bad optimisation hyper-parameter."
-    _pos_int(epochs, 'epochs'); _pos_int(batch_size, 'batch_size')
+    check_int(epochs, 'epochs'); check_int(batch_size, 'batch_size')
     ok = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
     for v, nm in ((lr, 'lr'), (gamma, 'gamma')):
         if not ok(v) or v <= 0: raise ValueError(f"{nm} must be a finite number > 0, got {v!r}")
@@ -108,7 +105,7 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
     t0 = time.perf_counter()
     _check_data(train_images, train_labels, 'train'); _check_data(test_images, test_labels, 'test')
     _check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma)
-    _pos_int(n_classes, 'n_classes')
+    check_int(n_classes, 'n_classes')
     lo, hi = int(train_labels.min()), int(train_labels.max())
     if lo < 0 or hi >= n_classes: raise ValueError(f"train labels must lie in [0, {n_classes}), got [{lo}, {hi}]")
     ms = scale_milestones(milestones, epochs, milestone_ref)
@@ -143,7 +140,7 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
             tot += loss.detach() * len(idx)
         losses.append(tot / n)
     model.eval()
-    test_f = extract_features(model.encoder, test_images.to(dev), batch_size, dev, amp)
+    test_f = extract_features(model.encoder, test_images.to(dev), batch_size, dev, amp=False)   # float32: the clean accuracy the attacks start from
     with torch.no_grad(): acc = (model.head(test_f).argmax(1) == test_labels.to(dev)).float().mean() * 100
     return LinearResult(model, acc.item(), torch.stack(losses).tolist(), time.perf_counter() - t0, ms, kind)
 

@@ -5,7 +5,8 @@ import pytest
 from conftest import script, ROOT, needs_cifar100
 from swaro_nb.config import make_config
 from swaro_nb.train import train
-from swaro_nb.analysis import METRIC_KEYS, TABLE3_KEYS, SMOKE, PAPER, paper_table, markdown_table, load_results
+from swaro_nb.tables import METRIC_KEYS, PROTOCOL_KEYS, TABLE3_KEYS, PAPER, paper_table, markdown_table, load_results
+from swaro_nb.evaluate import SMOKE
 
 TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=2, attack_warmup_epochs=1, n_clusters=10,
             attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
@@ -35,13 +36,15 @@ def test_cli_smoke_one_run(runs, tmp_path):
     res = json.loads((out / 'swaro-eval.json').read_text())
     for k in ('run', 'method', 'dataset', 'epochs', 'card', 'commit', 'date', 'train', 'metrics', 'budgets', 'seconds', 'flags'): assert k in res, k
     assert (res['run'], res['method'], res['dataset'], res['epochs']) == ('swaro', 'swaro', 'cifar10', 2)
-    assert set(METRIC_KEYS) | set(TABLE3_KEYS) <= set(res['metrics']) and set(METRIC_KEYS) | set(TABLE3_KEYS) <= set(res['metrics']['rle'])
+    keys = set(METRIC_KEYS) | set(PROTOCOL_KEYS) | set(TABLE3_KEYS)
+    assert keys <= set(res['metrics']) and keys <= set(res['metrics']['rle'])
     accs = list(_accuracies(res['metrics']))
-    assert len(accs) > 2 * 13 and all(isinstance(v, (int, float)) and 0 <= v <= 100 for v in accs)
+    assert len(accs) > 2 * 19 and all(isinstance(v, (int, float)) and 0 <= v <= 100 for v in accs)
     assert isinstance(res['flags'], list) and all(isinstance(f, str) for f in res['flags'])
     b = res['budgets']
     assert (b['le_epochs'], b['rle_epochs'], b['test_images'], b['train_images']) == (SMOKE['le_epochs'], SMOKE['rle_epochs'], 16, 200)
-    assert b['attacks']['linf_8']['steps'] == 20  # smoke keeps the attacks' steps
+    assert b['attacks']['pgd_linf_8']['steps'] == 20 and b['attacks']['apgd_t_linf_8']['steps'] == 100  # smoke keeps the attacks' steps
+    assert b['attacks']['linf_8']['kind'] == 'worst' and all(res['metrics'][k] <= res['metrics'][f'pgd_{k}'] for k in METRIC_KEYS[1:])
     rec = json.loads((runs / 'swaro' / 'run.json').read_text())
     assert (res['train']['card'], res['train']['commit'], res['train']['date']) == (rec['card'], rec['commit'], rec['date'])
     assert res['date'] >= rec['date']  # this evaluation's own stamp
@@ -77,13 +80,13 @@ def test_cli_black_box_two_runs(runs, tmp_path):
         res = json.loads((out / f'{name}-eval.json').read_text())
         assert 'rle' not in res['metrics'] and res['budgets']['rle_epochs'] is None and res['budgets']['le_epochs'] == 1
     bb = json.loads((out / 'black_box.json').read_text())
-    assert set(bb['matrix']) == {'linf_8', 'linf_16'}
+    assert set(bb['matrix']) == {'pgd_linf_8', 'pgd_linf_16'}
     for m in bb['matrix'].values():
         assert set(m) == {'swaro', 'rocl'} and all(set(row) == {'swaro', 'rocl'} for row in m.values())
         assert all(0 <= v <= 100 for row in m.values() for v in row.values())
-    # the diagonal is white-box: the same attack, seed and head as the run's own linf_8 entry
+    # the diagonal is white-box: the same attack, seed and head as the run's own pgd_linf_8 entry
     ev = json.loads((out / 'swaro-eval.json').read_text())
-    assert math.isclose(bb['matrix']['linf_8']['swaro']['swaro'], ev['metrics']['linf_8'])
+    assert math.isclose(bb['matrix']['pgd_linf_8']['swaro']['swaro'], ev['metrics']['pgd_linf_8'])
     df = paper_table('table4', [bb])
     assert list(df['target']) == ['SwARo', 'RoCL'] * 2 and df.iloc[0]['from RoCL (paper)'] == PAPER['table4']['linf_8']['swaro']['rocl'][0]
     # --black-box-only: the same matrix (same seed, heads and attacks), and no per-run evaluation written
