@@ -176,6 +176,7 @@ def contrastive_pgd(
     generator: torch.Generator | None = None,  # source of the random start, on x1's device
     delta0: torch.Tensor | None = None,  # explicit starting perturbation, shape of x1 (projected onto the ball first)
     detach_keys: bool = False,  # RoCL's gradient (no gradient through the candidate side of the similarities)
+    groups: int = 1,  # the NT-Xent over this many equal consecutive groups of the batch, summed (each GPU's own images in a data-parallel run)
 ) -> torch.Tensor:  # adversarial images x1 + delta, in [0,1], with |delta| <= eps, no autograd graph
     "l_inf PGD on the batch NT-Xent of (f(x1+delta), target_z), stepping alpha*beta_i*sign(grad) per sample, model in eval mode."
     _check_attack_args(eps, alpha, steps, temperature)
@@ -184,8 +185,11 @@ def contrastive_pgd(
         raise ValueError(f"target_z must be (N, d) with N={n} rows (one target per image of x1), got {describe(target_z)}")
     if beta is not None and (not isinstance(beta, torch.Tensor) or tuple(beta.shape) != (n,)):
         raise ValueError(f"beta must be a tensor of shape ({n},) with entries +1/-1, got {describe(beta)}")
+    if check_int(groups, 'groups') > 1 and n % groups: raise ValueError(f"groups={groups} must divide the batch of {n} images")
     tz = target_z.detach()
-    loss = lambda adv: nt_xent(model(adv), tz, temperature=temperature, detach_keys=detach_keys)
+    def loss(adv):
+        z = model(adv)
+        return sum(nt_xent(a, b, temperature=temperature, detach_keys=detach_keys) for a, b in zip(z.chunk(groups), tz.chunk(groups)))
     with eval_mode(model):
         return projected_gradient(loss, x1, 'linf', eps, alpha, steps, random_start, generator, delta0, beta)
 
@@ -211,12 +215,13 @@ def instance_pgd(
     generator: torch.Generator | None = None,  # source of the random start, on x1's device
     detach_keys: bool = False,  # RoCL's gradient (no gradient through the candidate side of the similarities)
     core=None,  # the PGD core with `contrastive_pgd`'s signature (default contrastive_pgd; the engine passes a CUDA-graph replay of it)
+    groups: int = 1,  # the NT-Xent over this many equal groups of the batch (see `contrastive_pgd`)
 ) -> torch.Tensor:  # adversarial first views x1 + delta
     "RoCL's instance-wise attack: PGD maximising the batch NT-Xent between f(x1 + delta) and f(x2)."
     _check_views(x1, x2, eps, alpha, steps, temperature)
     with eval_mode(model), torch.no_grad(): target_z = model(x2)
     return (core or contrastive_pgd)(model, x1, target_z, None, eps, alpha, steps, temperature, random_start, generator,
-                                     detach_keys=detach_keys)
+                                     detach_keys=detach_keys, groups=groups)
 
 # %% ../nbs/05_attack.ipynb #fb649d40
 def swaro_pgd(
@@ -233,13 +238,16 @@ def swaro_pgd(
     generator: torch.Generator | None = None,  # source of the permutation (if drawn) and of the random start, on x1's device
     detach_keys: bool = False,  # RoCL's gradient (no gradient through the candidate side of the similarities)
     core=None,  # the PGD core with `contrastive_pgd`'s signature (default contrastive_pgd; the engine passes a CUDA-graph replay of it)
+    groups: int = 1,  # the NT-Xent over this many equal groups of the batch, each permuted within itself (one GPU's images each)
 ) -> tuple[torch.Tensor, torch.Tensor]:  # (x1 + delta to pair with the ORIGINAL x2, fraction of beta = -1 as a 0-dim tensor)
     "SwARo's attack (Eqs. 2-4): PGD on NT-Xent(f(x1+delta), f(x2[perm])), step sign +1 for same-cluster pairs, -1 otherwise."
     _check_views(x1, x2, eps, alpha, steps, temperature)
     n = x1.shape[0]
     if not isinstance(labels, torch.Tensor) or tuple(labels.shape) != (n,) or labels.is_floating_point() or labels.is_complex():
         raise ValueError(f"labels must be an integer tensor of shape ({n},) (one pseudo-label per image), got {describe(labels)}")
-    if perm is None: perm = random_permutation(n, generator, device=x1.device)
+    if perm is None:   # within each group, as each GPU of a data-parallel run permutes its own images
+        m = n // check_int(groups, 'groups')
+        perm = torch.cat([g * m + random_permutation(m, generator, device=x1.device) for g in range(groups)])
     else:  # a caller-given permutation is checked (one small host sync; the trainer draws it here instead)
         if not isinstance(perm, torch.Tensor) or tuple(perm.shape) != (n,) or perm.is_floating_point() or perm.dtype == torch.bool:
             raise ValueError(f"perm must be an integer tensor of shape ({n},), got {describe(perm)}")
@@ -250,18 +258,18 @@ def swaro_pgd(
     beta = torch.where(labels == labels[perm], 1.0, -1.0).to(x1.dtype)
     with eval_mode(model), torch.no_grad(): target_z = model(x2)[perm]   # = f(x2[perm]): eval mode is per sample
     x_adv = (core or contrastive_pgd)(model, x1, target_z, beta, eps, alpha, steps, temperature, random_start, generator,
-                                      detach_keys=detach_keys)
+                                      detach_keys=detach_keys, groups=groups)
     return x_adv, (beta < 0).float().mean()
 
-# %% ../nbs/05_attack.ipynb #d6cdcde9
+# %% ../nbs/05_attack.ipynb #4f513845
 class GraphedPGD:
     "`contrastive_pgd` replayed from CUDA graphs, one captured per batch shape and setting: the same function without per-step launch overhead."
     def __init__(self): self.graphs, self.failed = {}, False
     def __call__(self, model, x1, target_z, beta=None, eps=8/255, alpha=1/255, steps=7, temperature=0.5,
-                 random_start=True, generator=None, delta0=None, detach_keys=False):
+                 random_start=True, generator=None, delta0=None, detach_keys=False, groups=1):
         if delta0 is None:  # the random start is drawn outside the graph, exactly as the core draws it
             delta0 = random_delta(x1, 'linf', eps, generator) if random_start else torch.zeros_like(x1)
-        kw = dict(eps=eps, alpha=alpha, steps=steps, temperature=temperature, random_start=False, detach_keys=detach_keys)
+        kw = dict(eps=eps, alpha=alpha, steps=steps, temperature=temperature, random_start=False, detach_keys=detach_keys, groups=groups)
         if self.failed or not x1.is_cuda:
             return contrastive_pgd(model, x1, target_z, beta, generator=generator, delta0=delta0, **kw)
         amp = torch.is_autocast_enabled('cuda')

@@ -47,6 +47,7 @@ class TrainConfig:
     loss_form: str = 'paper'          # 'paper': NT-Xent(x1+delta, x2); 'rocl': 3-view loss + 1/256 term; 'rocl-code': exactly as RoCL's code
     attack_detach_keys: bool = False  # training attack's NT-Xent without gradient through its keys (RoCL's code: True)
     sync_bn: bool = False             # DDP: synchronised batch-norm statistics across GPUs (RoCL's code: True)
+    attack_groups: int = 1            # the training attack's NT-Xent (and rocl-code's 1/256 term) over this many equal groups of the global batch, one per GPU of a data-parallel layout (RoCL's code: 2 GPUs x 256)
     gather_negatives: bool = True     # DDP: all-gather embeddings so negatives span the global batch
     precision: str = 'bf16'           # 'bf16' autocast on CUDA, or 'fp32'
     channels_last: bool = True        # channels-last memory format on CUDA
@@ -97,6 +98,8 @@ def _check_values(c: TrainConfig, world_size: int):
         if getattr(c, f_) < 1: bad(f_, f"must be >= 1, got {getattr(c, f_)}")
     if c.subset_per_class is not None and c.subset_per_class < 1: bad('subset_per_class', "must be >= 1 or None")
     if c.batch_size % world_size: bad('batch_size', f"{c.batch_size} is not divisible by the number of GPUs ({world_size})")
+    if c.attack_groups < 1 or c.attack_groups % world_size or c.batch_size % c.attack_groups:
+        bad('attack_groups', f"{c.attack_groups} must be a multiple of the number of GPUs ({world_size}) that divides batch_size {c.batch_size}")
     if c.batch_size // world_size < 2: bad('batch_size', "needs at least 2 images per GPU (NT-Xent needs negatives)")
     if c.batch_size > c.n_train: bad('batch_size', f"{c.batch_size} exceeds the {c.n_train} training images")
     for f_, lo in (('eps', 0), ('monitor_every', 0), ('warmup_epochs', 0)):
@@ -126,6 +129,7 @@ ROCL_CODE = dict(   # sources: github.com/Kim-Minseon/RoCL, src/ at 6816b7b71378
     momentum=0.9, lars_trust=1e-3,
     warmup_epochs=10, warmup_multiplier=15.0,  # GradualWarmupScheduler(multiplier=15, total_epoch=10) then cosine: rocl_train.py:115-116
     sync_bn=True,              # rocl_train.py:88 convert_sync_batchnorm
+    attack_groups=2,           # the attack (attack_lib.py:136-150) and the 1/256 term run per GPU over its 256 images: on one GPU, two groups
     proj_hidden=2048, proj_dim=128,  # models/projector.py:9-17 (no BN)
 )
 
@@ -136,7 +140,7 @@ PRESETS = {
                   monitor_every=2, monitor_bank=1000, monitor_test=500, precision='fp32', channels_last=False),
     'c10-paper': dict(dataset='cifar10', epochs=2000, attack_warmup_epochs=100, n_clusters=1000),
     'c100-paper': dict(dataset='cifar100', epochs=2000, attack_warmup_epochs=100, n_clusters=5000),
-    'c10-200': dict(dataset='cifar10', epochs=200, batch_size=512, attack_warmup_epochs=10, n_clusters=1000),
+    'c10-200': dict(dataset='cifar10', epochs=200, batch_size=512, attack_groups=2, attack_warmup_epochs=10, n_clusters=1000),
     'c10-200-rocl': dict(ROCL_CODE, dataset='cifar10', epochs=200),
 }
 
