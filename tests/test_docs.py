@@ -236,6 +236,43 @@ def test_data_page(chromium, site, serve, tmp_path, no_missing):
         if page == '00_data.html' and frag: assert frag in ids, f'link {a["href"]} has no target'
     assert 'def load_cifar(' in h.find_parent(class_='jp-OutputArea-output').find('pre').get_text().replace(' (', '(')
 
+def test_site_links_ids_and_sources(site):
+    "Every page: each id once; each link to a page of the site reaches an anchor it has; `source` links open the site's own copy of the code."
+    from collections import Counter
+    pages = {p.resolve(): p.read_text(encoding='utf-8') for p in site.rglob('*.html') if 'mathjax' not in p.relative_to(site).parts}
+    ids = {p: set(re.findall(r'\bid="([^"]+)"', h)) for p, h in pages.items()}
+    git_url = next(l.split('=', 1)[1].strip() for l in (ROOT / 'settings.ini').read_text().splitlines() if l.startswith('git_url'))
+    problems, sources = [], 0
+    for p, h in pages.items():
+        dup = sorted(i for i, n in Counter(re.findall(r'\bid="([^"]+)"', h)).items() if n > 1)
+        if dup: problems.append(f'{p.relative_to(site.resolve())}: ids used more than once: {dup}')
+        for href in re.findall(r'href="([^"]+)"', h):
+            if href.startswith(git_url): problems.append(f'{p.relative_to(site.resolve())}: links to {href}'); continue
+            if re.match(r'^[a-z][a-z0-9+.-]*:', href): continue
+            path, _, frag = href.partition('#')
+            target = (p.parent / path).resolve() if path else p
+            if path and not target.exists(): problems.append(f'{p.relative_to(site.resolve())}: {href}: no such file'); continue
+            sources += '/src/' in target.as_posix()
+            if frag and target in ids and frag not in ids[target]: problems.append(f'{p.relative_to(site.resolve())}: {href}: no such anchor')
+    assert not problems, '\n'.join(problems[:30])
+    assert sources > 20, 'the show_doc source links should open the site\'s copy of the code (src/)'
+    code = (site / 'src' / 'data.py.html').read_text()
+    assert 'id="L1"' in code and 'def load_cifar(' in code
+
+def test_fenced_code_has_a_margin(site):
+    "Fenced code in prose keeps a paragraph's distance from the next paragraph (the lab CSS sets pre's margin to 0)."
+    css = (site / 'site.css').read_text()
+    assert re.search(r'\.jp-MarkdownOutput \.highlight[^{]*\{[^}]*margin:\s*0 0 1em 0', css), css[-500:]
+
+def test_report_page_opens_with_tables(site):
+    "The report renders its tables and plots without the code that reads the records (kept in the notebook)."
+    d = BeautifulSoup((site / 'experiments' / 'report.html').read_text(), 'html.parser')
+    main = d.select_one('main')
+    assert not main.select('.jp-CodeCell .jp-InputArea'), 'the report page shows code'
+    assert len(main.select('table')) >= 3 and main.select('img')
+    nb = json.loads((ROOT / 'nbs' / 'experiments' / 'report.ipynb').read_text())
+    assert sum(c['cell_type'] == 'code' for c in nb['cells']) > 10, 'the notebook keeps its code'
+
 @pytest.mark.parametrize('page', ['03_ntxent.html', '05_attack.html'])
 def test_math_rendered(chromium, site, serve, tmp_path, no_missing, page):
     "The paper's equations are typeset by the site's own MathJax in a browser that cannot reach any other host."

@@ -363,6 +363,32 @@ def pandoc_ids(html: str) -> str:
     return re.sub(r'href="#([^"]+)"', lambda m: m.group(0) if m.group(1) in ids or m.group(1).lower() not in ids
                   else f'href="#{m.group(1).lower()}"', html)
 
+_re_heading = re.compile(r'<h([1-6])([^>]*)\bid="([^"]+)"')
+
+def unique_ids(html: str) -> str:
+    """One element per id. When a section heading and a `show_doc` heading share one (a `## SwARo` section that
+    documents `class SwARo`), the `show_doc` heading (inside an output area) keeps it, since nbdev's links point at
+    it; the other heading becomes `<id>-section` (`-section-2`, ... if needed), its own anchor link following."""
+    heads = [(m, html.rfind('jp-OutputArea-output', 0, m.start()) > html.rfind('jp-MarkdownOutput', 0, m.start()))
+             for m in _re_heading.finditer(html)]
+    taken = set(re.findall(r'\bid="([^"]+)"', html))
+    by_id = {}
+    for m, in_output in heads: by_id.setdefault(m.group(3), []).append((m, in_output))
+    edits = []
+    for i, hs in by_id.items():
+        if len(hs) < 2: continue
+        keep = next((m for m, out in hs if out), hs[0][0])
+        for m, _ in hs:
+            if m is keep: continue
+            new, k = f'{i}-section', 2
+            while new in taken: new, k = f'{i}-section-{k}', k + 1
+            taken.add(new); edits.append((m, i, new))
+    for m, old, new in sorted(edits, key=lambda e: -e[0].start()):   # from the end, so earlier offsets stay valid
+        end = html.find('</h', m.end())
+        head = html[m.start():end].replace(f'id="{old}"', f'id="{new}"', 1).replace(f'href="#{old}"', f'href="#{new}"', 1)
+        html = html[:m.start()] + head + html[end:]
+    return html
+
 def build_page(job: dict) -> dict:
     "Process one notebook with nbdev's docs processors and write its HTML page (runs in a worker process)."
     t0 = time.time()
@@ -391,7 +417,7 @@ def build_page(job: dict) -> dict:
                'sidebar_html': job['sidebar_html'], 'source_path': f'nbs/{rel}',
                'mathjax_src': job['root'] + 'mathjax/' + MATHJAX_ENTRY}
         body, _ = exporter().from_notebook_node(node, resources=res)
-        body = pandoc_ids(fix_links(body, job['root'], job['doc_prefix'], job['aliases']))
+        body = unique_ids(pandoc_ids(fix_links(body, job['root'], job['doc_prefix'], job['aliases'])))
         out = Path(job['out'])
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(body, encoding='utf-8')
@@ -400,6 +426,70 @@ def build_page(job: dict) -> dict:
         import traceback
         return {'source': rel, 'ok': False, 'notes': notes, 'secs': time.time() - t0,
                 'error': f'{type(e).__name__}: {e}\n' + ''.join(traceback.format_exception(e))[-3000:]}
+
+# fenced code in markdown cells: the lab CSS gives `pre` no margin, so the next paragraph would touch the block
+SITE_CSS_EXTRA = '''
+/* added by tools/build_docs.py: fenced code in prose keeps a paragraph's distance from what follows */
+.jp-MarkdownOutput .highlight, .jp-MarkdownOutput > pre { margin: 0 0 1em 0; }
+'''
+
+def source_pages(out: Path, cfg) -> dict:
+    """Write `<out>/src/<module>.py.html` for every module of the package: its code with an anchor per line (`#L12`),
+    so a page's `source` links open the code this site was built from, offline. Returns {module file name: page}."""
+    import html as _html
+    lib = ROOT / cfg.get('lib_path', cfg.get('lib_name', ''))
+    pages = {}
+    for py in sorted(lib.glob('*.py')):
+        if py.name.startswith('_'): continue
+        lines = py.read_text(encoding='utf-8').splitlines()
+        body = '\n'.join(f'<span class="line" id="L{n}"><a href="#L{n}">{n:4d}</a>  {_html.escape(l)}</span>' for n, l in enumerate(lines, 1))
+        name = f'{cfg.get("lib_name", lib.name)}/{py.name}'
+        page = out / 'src' / f'{py.name}.html'
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{name}</title>'
+                        f'<link rel="icon" href="../favicon.svg"><style>body{{margin:0;font:13px/1.45 monospace}}'
+                        f'h1{{font:600 15px sans-serif;margin:12px 16px}}pre{{margin:0 16px 2em}}.line{{display:block;white-space:pre}}'
+                        f'.line:target{{background:#fff3b0}}.line a{{color:#999;text-decoration:none}}</style></head>'
+                        f'<body><h1>{name} <small>(generated from the notebooks; the code this site was built from)</small></h1>'
+                        f'<pre>{body}</pre></body></html>\n', encoding='utf-8')
+        pages[py.name] = page
+    return pages
+
+_re_rel = re.compile(r'href="((?![a-z][a-z0-9+.-]*:)[^"#]*)#([^"]+)"')
+
+def finish_links(out: Path, pages: list, cfg) -> dict:
+    """Site-wide link fixes, once every page exists: show_doc's `source` links (to `<git_url>/blob/<branch>/...`, a
+    repository that may not be where the code is) point at the site's own copy of the code (`source_pages`), and a link
+    to `page.html#a.b` whose page has no such anchor (`Method.check`, a method documented with its class) points at
+    `#a`, else at the page itself. Returns counts of what was changed."""
+    src = source_pages(out, cfg)
+    git = (cfg.get('git_url', '') or '').rstrip('/')
+    lib = Path(cfg.get('lib_path', cfg.get('lib_name', ''))).name   # nbdev's config holds lib_path as an absolute path
+    blob = f"{git}/blob/{cfg.get('branch', 'main')}/{lib}/" if git else None
+    files = [out / p['href'] for p in pages if (out / p['href']).is_file()]
+    ids = {f.resolve(): set(re.findall(r'\bid="([^"]+)"', f.read_text(encoding='utf-8'))) for f in files}
+    n = {'source': 0, 'anchor': 0}
+    for f in files:
+        html, root = f.read_text(encoding='utf-8'), '../' * (len(f.relative_to(out).parts) - 1)
+        if blob:
+            def to_src(m):
+                name, _, frag = m.group(1)[len(blob):].partition('#')
+                if name not in src: return m.group(0)
+                n['source'] += 1
+                return f'href="{root}src/{name}.html{"#" + frag if frag else ""}"'
+            html = re.sub(r'href="(' + re.escape(blob) + r'[^"]*)"', to_src, html)
+        def anchor(m):
+            path, frag = m.groups()
+            have = ids.get((f.parent / path).resolve() if path else f.resolve())
+            if have is None or frag in have: return m.group(0)   # not a page of the site, or a good anchor
+            n['anchor'] += 1
+            while '.' in frag:
+                frag = frag.rsplit('.', 1)[0]
+                if frag in have: return f'href="{path}#{frag}"'
+            return f'href="{path or "#"}"'
+        html = _re_rel.sub(anchor, html)
+        f.write_text(html, encoding='utf-8')
+    return n
 
 def _lab_css() -> str:
     "JupyterLab's notebook CSS from nbconvert's `lab` template (written once as `nb.css`)."
@@ -526,7 +616,9 @@ def build_site(out: Path, exec_dir: Path | None = None, workers: int | None = No
     if workers > 1: ex.shutdown()
     (out / 'sidebar.json').write_text(json.dumps({'title': site_title, 'contents': nav}, indent=1) + '\n')
     shutil.copy2(NBS / 'styles.css', out / 'styles.css')
-    shutil.copy2(TEMPLATES / TEMPLATE / 'site.css', out / 'site.css')
+    (out / 'site.css').write_text((TEMPLATES / TEMPLATE / 'site.css').read_text(encoding='utf-8') + SITE_CSS_EXTRA, encoding='utf-8')
+    fixed = finish_links(out, pages, cfg)
+    print(f"links: {fixed['source']} source links to the site's copy of the code (src/), {fixed['anchor']} links to missing anchors redirected")
     (out / 'nb.css').write_text(_lab_css(), encoding='utf-8')
     write_favicon(out)
     print(f'docs: {len(pages) - failed} pages written to {out}, {failed} failed ({time.time() - t0:.1f}s)')
