@@ -119,14 +119,14 @@ def _append_records(path: Path, recs: list):
 
 def _check_records_file(ap, out: Path):
     "Exit with a one-line error unless `out` can take appended records: a JSON list (or no file yet) in a writable folder."
-    from swaro_nb.data import writable_dir
+    from swaro_nb.data import writable_dir, first_sentence
     try: writable_dir(out.parent, f"--out {out}: its folder")
     except ValueError as e: ap.error(str(e))
     if out.is_dir(): ap.error(f"--out {out} is a folder; name a JSON file (e.g. {out / 'bench.json'})")
     if out.exists():
         try: old = json.loads(out.read_text())
         except (OSError, UnicodeDecodeError, ValueError) as e:
-            ap.error(f"--out {out} is not a JSON list of records ({type(e).__name__}: {' '.join(str(e).split())[:120]}); "
+            ap.error(f"--out {out} is not a JSON list of records ({type(e).__name__}: {first_sentence(e)}); "
                      "name a new file, or repair this one")
         if not isinstance(old, list): ap.error(f"--out {out} holds a JSON {type(old).__name__}, not a list of records; name another file")
         if not os.access(out, os.W_OK): ap.error(f"--out {out} cannot be written (permission denied); name another file")
@@ -134,6 +134,7 @@ def _check_records_file(ap, out: Path):
 def bench_cli(argv=None):
     "Console script `swaro_bench`: time training epochs per method and batch size; append records to a JSON list."
     from swaro_nb.bench import benchmark, bench_config
+    from swaro_nb.data import first_sentence
     ap = Parser(prog='swaro_bench', description='Seconds per CIFAR-10 epoch per method and batch size (needs a GPU for meaningful numbers).')
     ap.add_argument('--methods', default='simclr,rocl,swaro', help='comma-separated methods (default %(default)s)')
     ap.add_argument('--batches', default='256,512', help='comma-separated global batch sizes (default %(default)s)')
@@ -164,7 +165,7 @@ def bench_cli(argv=None):
     except (OSError, ValueError) as e:   # the folder went away or changed while the benchmark ran: keep the records
         where = _save_elsewhere(recs, 'swaro_bench')
         if where is None: print(json.dumps(recs))
-        print(f"swaro_bench: error: could not append to {out} ({type(e).__name__}: {' '.join(str(e).split())[:160]}); the "
+        print(f"swaro_bench: error: could not append to {out} ({type(e).__name__}: {first_sentence(e)}); the "
               f"{len(recs)} new records are " + (f"in {where}" if where else "on stdout, above"), file=sys.stderr)
         sys.exit(1)
     print(f"{len(recs)} records appended to {out}")

