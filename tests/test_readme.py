@@ -1,0 +1,151 @@
+"""The README's shell commands run as printed; every other command the README and the docs name is checked against the
+scripts it calls (options, presets, notebook parameters, output folders) without doing its work."""
+import json, re, shlex, subprocess, types
+from pathlib import Path
+import pytest
+from conftest import ROOT, cifar100_missing
+
+README = (ROOT / 'README.md').read_text()
+FENCE = re.compile(r'```(?:bash|sh|shell|console)\n(.*?)```', re.S)
+SELF = 'bash tools/test.sh'   # the test command itself (.ci/run runs it): the one README command no test can run inside it
+
+def shell_lines(block: str) -> list:
+    "The commands of a shell block, one per line (backslash continuations joined), comments kept."
+    out, cur = [], []
+    for line in block.splitlines():
+        if line.rstrip().endswith('\\'): cur.append(line.rstrip()[:-1].strip()); continue
+        cmd = ' '.join(x for x in cur + [line.strip()] if x); cur = []
+        if cmd and not cmd.startswith('#'): out.append(cmd)
+    return out
+
+def markdown_sources() -> list:
+    "(where, markdown) for the README and every markdown cell of the docs' notebooks."
+    out = [('README.md', README)]
+    for nb in sorted((ROOT / 'nbs').rglob('*.ipynb')):
+        if '.ipynb_checkpoints' in nb.parts: continue
+        for c in json.loads(nb.read_text())['cells']:
+            if c['cell_type'] == 'markdown': out.append((str(nb.relative_to(ROOT)), ''.join(c['source'])))
+    return out
+
+# ---------------------------------------------------------------- the README's blocks, as printed
+
+@pytest.fixture(scope='module')
+def clone_view(tmp_path_factory):
+    "A folder that looks like the clone (a link to each of its entries) but has its own runs/: the commands write there."
+    v = tmp_path_factory.mktemp('clone')
+    for p in ROOT.iterdir():
+        if p.name not in ('runs', '_docs', '_proc', '_proc_exec'): (v / p.name).symlink_to(p)
+    return v
+
+def _arrow_paths(block: str) -> list:
+    "Paths a block's comments promise (`... -> runs/x/`)."
+    return re.findall(r'->\s*(runs/[\w./-]*)', block)
+
+def test_readme_blocks_are_these():
+    "The README has the two blocks this module runs: the two commands, and the experiments at smoke size."
+    blocks = FENCE.findall(README)
+    assert len(blocks) == 2, blocks
+    assert [l.split('#')[0].strip() for l in shell_lines(blocks[0])] == ['bash tools/main.sh', SELF]
+    assert (ROOT / '.ci' / 'run').read_text().strip().endswith('exec ' + SELF)
+
+def test_readme_commands_as_printed(clone_view):
+    "Each README block runs in one shell, line by line as printed (but the test command), in a view of the clone."
+    stamp = ROOT / '.venv' / '.swaro_installed'
+    stale = [f for f in ('setup.py', 'settings.ini') if not stamp.exists() or (ROOT / f).stat().st_mtime > stamp.stat().st_mtime]
+    if stale:   # tools/main.sh's set-up would then reinstall the package from this test's temporary view of the clone
+        pytest.fail(f"{', '.join(stale)} changed since the last set-up: run bash tools/setup.sh first")
+    blocks = FENCE.findall(README)
+    for block in blocks:
+        script = '\n'.join(['set -e'] + [l for l in shell_lines(block) if not l.startswith(SELF)])
+        r = subprocess.run(['bash', '-c', script], cwd=clone_view, capture_output=True, text=True, timeout=1800)
+        assert r.returncode == 0, f"{script}\n--- stdout\n{r.stdout[-3000:]}\n--- stderr\n{r.stderr[-3000:]}"
+        for p in _arrow_paths(block): assert (clone_view / p).exists(), p
+    # what the README says the main job writes, file by file
+    rows = re.findall(r'^\| `(runs/[^`]*)` \| (.*) \|$', README, re.M)
+    assert rows
+    for folder, files in rows:
+        for f in re.findall(r'`([^`]+\.\w+)`', files):
+            if f.startswith('cifar100') and cifar100_missing(): continue
+            assert (clone_view / folder / f).is_file(), folder + f
+    assert (clone_view / 'runs' / 'rocl-smoke-eval' / 'rocl-smoke-eval.json').is_file()
+
+# ---------------------------------------------------------------- every other command named, checked without its work
+
+PREFIXES = ('swaro_train', 'swaro_eval', 'swaro_bench', 'swaro_data', 'python -m swaro_nb.cli', 'torchrun', 'papermill',
+            '.venv/bin/papermill', 'bash tools/', 'make ', '.venv/bin/nbdev_clean', 'source ', 'mkdir ')
+
+def named_commands() -> list:
+    "(where, command) for every command line of a shell block and every inline code span that starts like a command."
+    seen, out = set(), []
+    for where, md in markdown_sources():
+        cmds = [l for b in FENCE.findall(md) for l in shell_lines(b)]
+        prose = FENCE.sub('', md)
+        cmds += [s for s in re.findall(r'`([^`\n]+)`', prose) if s.startswith(PREFIXES) and ' ' in s]
+        for c in cmds:
+            if (where, c) not in seen: seen.add((where, c)); out.append((where, c))
+    return out
+
+NAMED = named_commands()
+# doc examples in notebooks outside this change whose output folder exists only after a run (papermill does not create it)
+KNOWN = {('nbs/experiments/train.ipynb', 'runs/smoke/train.ipynb'), ('nbs/experiments/train.ipynb', 'runs/c10/train.ipynb'),
+         ('nbs/experiments/evaluate.ipynb', 'runs/smoke-results/evaluate.ipynb')}
+
+def _parameters(nb: Path) -> set:
+    "Names a papermill notebook's `parameters` cell assigns."
+    cell = next(c for c in json.loads(nb.read_text())['cells'] if 'parameters' in c.get('metadata', {}).get('tags', []))
+    return set(re.findall(r'^(\w+)\s*=', ''.join(cell['source']), re.M))
+
+def _check_papermill(where, argv, made: set):
+    nb, out, rest = Path(argv[1]), Path(argv[2]), argv[3:]
+    assert (ROOT / nb).is_file(), nb
+    names, i = set(), 0
+    while i < len(rest):
+        if rest[i] in ('-p', '-r'): names.add(rest[i + 1]); i += 3
+        elif rest[i] == '-y': names |= set(re.findall(r'(\w+):', rest[i + 1])); i += 2
+        elif rest[i] in ('--cwd', '-k', '--kernel'): assert rest[i] != '--cwd' or (ROOT / rest[i + 1]).is_dir(); i += 2
+        else: raise AssertionError(f'papermill option not checked here: {rest[i]}')
+    assert names <= _parameters(ROOT / nb), names - _parameters(ROOT / nb)
+    if out.parent in made: return   # the same line creates it first (mkdir -p)
+    if (where, str(out)) in KNOWN: pytest.xfail(f"{where}: papermill cannot write {out}: {out.parent}/ exists only after a run")
+    parent = out.parent if out.is_absolute() else ROOT / out.parent
+    assert parent.is_dir() and out.parent.parts[:1] != ('runs',), f"{out.parent}/ does not exist in a fresh clone: papermill cannot write {out}"
+
+def _dry_run(argv, monkeypatch, tmp_path):
+    "Call the console script's entry point with `argv` in an empty folder; its work (train, evaluate, benchmark, fetch) stubbed."
+    import swaro_nb.cli as cli, swaro_nb.train, swaro_nb.bench, swaro_nb.data
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(swaro_nb.train, 'train', lambda cfg, resume=True, device=None: types.SimpleNamespace(rank=0, dir=Path(cfg.out_dir) / cfg.name, epoch=0))
+    monkeypatch.setattr(swaro_nb.bench, 'benchmark', lambda *a, **k: [])
+    monkeypatch.setattr(swaro_nb.data, 'fetch', lambda *a, **k: tmp_path); monkeypatch.setattr(swaro_nb.data, 'summary', lambda *a, **k: {})
+    try:
+        import swaro_nb.analysis
+        monkeypatch.setattr(swaro_nb.analysis, 'evaluate_runs', lambda *a, **k: None)
+    except ImportError: pass
+    entry = {'swaro_train': cli.train_cli, 'swaro_eval': cli.eval_cli, 'swaro_bench': cli.bench_cli, 'swaro_data': cli.data_cli,
+             'train': cli.train_cli, 'eval': cli.eval_cli, 'bench': cli.bench_cli, 'data': cli.data_cli}
+    if argv[0] in ('python', 'torchrun'):   # python -m swaro_nb.cli CMD ... / torchrun [options] -m swaro_nb.cli CMD ...
+        i = argv.index('-m'); assert argv[i + 1] == 'swaro_nb.cli'; argv = argv[i + 2:]
+    argv = [a for a in argv if a != '...']   # prose's 'and further options'
+    if len(argv) == 1: assert argv[0] in entry, argv; return   # `... -m swaro_nb.cli eval ...`: the subcommand exists
+    try: entry[argv[0]](argv[1:]); code = 0
+    except SystemExit as e: code = e.code
+    assert code in (0, None), f"{' '.join(argv)}: exit status {code}"
+
+def _check(where, argv, made, monkeypatch, tmp_path):
+    if argv[0] == 'source': assert (ROOT / argv[1]).is_file(), argv; return
+    if argv[0] == 'mkdir': made.update(Path(a) for a in argv[1:] if not a.startswith('-')); return
+    if argv[0] == 'make': assert re.search(rf'^{argv[1]}:', (ROOT / 'Makefile').read_text(), re.M), argv; return
+    if argv[:2] == ['bash', 'tools/test.sh']: assert len(argv) == 2; return
+    if argv[:2] == ['bash', 'tools/main.sh']:
+        from swaro_nb.config import PRESETS
+        assert len(argv) == 2 or (len(argv) == 3 and argv[2] in PRESETS), argv; return
+    if argv[0] in ('papermill', '.venv/bin/papermill'): return _check_papermill(where, argv, made)
+    if argv[0] == '.venv/bin/nbdev_clean': assert (ROOT / argv[argv.index('--fname') + 1]).is_file(), argv; return
+    assert argv[0].startswith('swaro_') or argv[0] in ('python', 'torchrun'), f'a command kind this test does not check: {argv}'
+    _dry_run(argv, monkeypatch, tmp_path)
+
+@pytest.mark.parametrize('where,cmd', NAMED, ids=[f'{w}:{c[:60]}' for w, c in NAMED])
+def test_named_command(where, cmd, monkeypatch, tmp_path, capsys):
+    "Options, presets, notebook parameters and output folders of a command as printed; its work stubbed out."
+    made = set()
+    for part in cmd.split(' && '): _check(where, shlex.split(part, comments=True), made, monkeypatch, tmp_path)
