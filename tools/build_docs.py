@@ -481,7 +481,7 @@ def finish_links(out: Path, pages: list, cfg) -> dict:
         def anchor(m):
             path, frag = m.groups()
             have = ids.get((f.parent / path).resolve() if path else f.resolve())
-            if have is None or frag in have: return m.group(0)   # not a page of the site, or a good anchor
+            if have is None or frag in have or frag == 'top': return m.group(0)   # not a page of the site, a good anchor, or HTML's #top
             n['anchor'] += 1
             while '.' in frag:
                 frag = frag.rsplit('.', 1)[0]
