@@ -19,6 +19,8 @@ export TMPDIR=$tmp IPYTHONDIR=$tmp/ipython JUPYTER_RUNTIME_DIR=$tmp/jupyter MPLC
 step() { echo "== $*"; }
 since() { echo "($(( $(date +%s) - $1 ))s)"; }
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+# after the set-up (which keeps pip's cache): the caches tools write under the home folder go to the temporary folder too
+export XDG_CACHE_HOME=$tmp/cache XDG_CONFIG_HOME=$tmp/config npm_config_cache=$tmp/npm
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   if [ -n "${CI:-}" ] || [ "${SWARO_INSTALL_BROWSER:-}" = 1 ]; then
     why=$([ -n "${CI:-}" ] && echo "CI is set" || echo "SWARO_INSTALL_BROWSER=1")
