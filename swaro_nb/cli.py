@@ -173,7 +173,7 @@ def bench_cli(argv=None):
 # %% ../nbs/11_cli.ipynb #67eeef4e
 def eval_parser() -> argparse.ArgumentParser:
     "The argument parser of `swaro_eval`."
-    from swaro_nb.analysis import SMOKE
+    from swaro_nb.evaluate import SMOKE
     ap = Parser(prog='swaro_eval', description="Evaluate run folders as the paper does: LE / rLE, white-box attacks "
                                  "(Tables 1-3), black-box transfer (Table 4), transfer learning (Table 5), t-SNE; results as JSON.")
     ap.add_argument('runs', nargs='+', metavar='RUN_DIR', help='run folders (runs/<name>/ from swaro_train)')
@@ -182,7 +182,11 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
     ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
     ap.add_argument('--rocl-protocol', action='store_true', help="also RoCL's l_inf evaluation (PGD-20, step eps/10, eps 0.0314 and 0.0627)")
-    ap.add_argument('--autoattack', action='store_true', help='also AutoAttack (standard version) at l_inf 8/255 and l2 0.5, with the PGD-vs-AutoAttack guard')
+    ap.add_argument('--autoattack', action='store_true', help='also AutoAttack (standard version) at l_inf 8/255 and l2 0.5: the check of the worst-case columns')
+    ap.add_argument('--autoattack-n', type=int, default=2000, help='test images AutoAttack runs on (the first of the test set; default %(default)s)')
+    ap.add_argument('--attacks', default=None, metavar='NAMES', help='comma-separated columns instead of the default (clean, the worst '
+                    'cases linf_8 ... l1_12 and the PGD-20 protocol pgd_linf_8 ...); any name of swaro_nb.eval_attacks.ALL_ATTACKS')
+    ap.add_argument('--attack-bf16', action='store_true', help='attacks and clean passes under bf16 autocast (default: float32)')
     ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
     ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
     ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
@@ -191,7 +195,7 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--train-per-class', type=int, default=None, help='class-balanced training subset for the heads (default all; smoke %d)' % SMOKE['train_per_class'])
     ap.add_argument('--out', default=None, help='one folder for every record and plot (default: runs/<run>-eval/ for each run, '
                     'runs/black_box-eval/ for the black-box matrix)')
-    ap.add_argument('--smoke', action='store_true', help='tiny budgets for a CPU check (attacks keep their steps)')
+    ap.add_argument('--smoke', action='store_true', help="tiny budgets for a CPU check (the worst cases' APGD and SLIDE restarts at CPU size)")
     ap.add_argument('--dataset', default=None, help='evaluate on this dataset (default: the one each run was trained on)')
     ap.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if available)')
     ap.add_argument('--batch-size', type=int, default=512, help='images per attack batch')
@@ -204,9 +208,13 @@ def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
     "Exit with a one-line error (status 2) on a bad `swaro_eval` argument or output folder, before any work."
     import torch
     from swaro_nb.data import check_name, writable_dir
-    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size'):
+    from swaro_nb.eval_attacks import ALL_ATTACKS
+    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n'):
         v = getattr(a, k)
         if v is not None and v < 1: ap.error(f"--{k.replace('_', '-')} must be a positive integer, got {v}")
+    if a.attacks is not None:
+        bad = [n for n in a.attacks.split(',') if n not in ALL_ATTACKS]
+        if bad or not a.attacks.strip(): ap.error(f"--attacks: unknown {', '.join(bad) or 'empty list'}; known: {', '.join(ALL_ATTACKS)}")
     for k in ('dataset', 'transfer'):
         if getattr(a, k) is not None:
             try: check_name(getattr(a, k))
@@ -226,17 +234,20 @@ def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
 
 def eval_cli(argv=None):
     "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
-    from swaro_nb.analysis import eval_budgets, evaluate_runs, RunError
-    from swaro_nb.robustness import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
+    from swaro_nb.evaluate import eval_budgets, evaluate_runs
+    from swaro_nb.runs import RunError
+    from swaro_nb.eval_attacks import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
     from swaro_nb.data import DataError
     ap = eval_parser(); a = ap.parse_args(argv)
     check_eval_args(ap, a)   # before any run is read
     b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
-    attacks = list(DEFAULT_ATTACKS) + (list(ROCL_ATTACKS) if a.rocl_protocol else []) + (list(AUTOATTACK_ATTACKS) if a.autoattack else [])
+    cols = a.attacks.split(',') if a.attacks else list(DEFAULT_ATTACKS)
+    attacks = list(dict.fromkeys(['clean', *cols, *(ROCL_ATTACKS if a.rocl_protocol else []), *(AUTOATTACK_ATTACKS if a.autoattack else [])]))
     try:
         evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, attacks=attacks, transfer=a.transfer, tsne=a.tsne,
                       black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
-                      batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed, **b)
+                      batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed,
+                      autoattack_n=a.autoattack_n, attack_amp=True if a.attack_bf16 else False, **b)
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
 

@@ -31,9 +31,9 @@ def append(path, rec):
     tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(old + [rec], indent=1)); os.replace(tmp, p)
     print(json.dumps({k: v for k, v in rec.items() if k not in ('loss', 'date', 'torch')}), flush=True)
 
-def flops_per_image(method, loss_form):
+def flops_per_image(preset, method, loss_form):
     "FLOPs of one training step per image, counted on the CPU (the count does not depend on the device)."
-    cfg = make_config('c10-200', method=method, loss_form=loss_form, subset_per_class=10, batch_size=50, attack_warmup_epochs=0,
+    cfg = make_config(preset, method=method, loss_form=loss_form, subset_per_class=10, batch_size=50, attack_groups=1, attack_warmup_epochs=0,
                       n_clusters=10, monitor_every=0, out_dir='/tmp/flops', name=f'flops-{method}', progress=False)
     t = Trainer(cfg, device='cpu', resume=False)
     if hasattr(t.method, 'refresh_clusters'): t.method.refresh_clusters(t)
@@ -42,18 +42,21 @@ def flops_per_image(method, loss_form):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True); ap.add_argument('--variants', default='base,attack,all')
-    ap.add_argument('--batches', default='512'); ap.add_argument('--method', default='swaro'); ap.add_argument('--loss-form', default='paper')
+    ap.add_argument('--batches', default='512'); ap.add_argument('--preset', default='c10-200', help='the TrainConfig preset measured (e.g. c10-200-rocl)')
+    ap.add_argument('--method', default=None, help="default: the preset's"); ap.add_argument('--loss-form', default=None, help="default: the preset's")
     ap.add_argument('--warmup', type=int, default=2); ap.add_argument('--timed', type=int, default=5)
     ap.add_argument('--agreement', action='store_true'); ap.add_argument('--tag', default='')
     ap.add_argument('--subset-per-class', type=int, default=None, help='smaller training set (a quick check of the script)')
     a = ap.parse_args()
+    from swaro_nb.config import PRESETS
+    a.method = a.method or PRESETS[a.preset].get('method', 'swaro'); a.loss_form = a.loss_form or PRESETS[a.preset].get('loss_form', 'paper')
     rank, world, _ = init_distributed()
     stamp = dict(run_stamp(), gpus=world, tag=a.tag)
     peak = matmul_peak_tflops()
-    fl = flops_per_image(a.method, a.loss_form) if rank == 0 and world == 1 else None  # the CPU count needs a single process
+    fl = flops_per_image(a.preset, a.method, a.loss_form) if rank == 0 and world == 1 else None  # the CPU count needs a single process
     if rank == 0: append(a.out, dict(kind='card', peak_tflops=round(peak, 1), gflops_per_image=round(fl / 1e9, 3) if fl else None, method=a.method,
                                      loss_form=a.loss_form, **stamp))
-    base = make_config('c10-200', method=a.method, loss_form=a.loss_form, attack_warmup_epochs=1, monitor_every=5,
+    base = make_config(a.preset, method=a.method, loss_form=a.loss_form, attack_warmup_epochs=1, monitor_every=5,
                        out_dir='/root/swaro/runs/speed', subset_per_class=a.subset_per_class, progress=False)
     if a.agreement and world == 1:
         for v in ('base', 'attack', 'all'):
@@ -68,7 +71,7 @@ def main():
             t = r.pop('trainer')
             prof = profile_epoch(t)
             imgs = t.steps_per_epoch * bs
-            rec = dict(kind='speed', variant=v, method=a.method, loss_form=a.loss_form, batch=bs, **VARIANTS[v], **r,
+            rec = dict(kind='speed', variant=v, preset=a.preset, method=a.method, loss_form=a.loss_form, attack_groups=cfg.attack_groups, batch=bs, **VARIANTS[v], **r,
                        images_per_s=round(imgs / r['s_per_real_epoch']), profile=prof, wall_s=round(time.time() - t0, 1), **stamp)
             if fl: rec.update(tflops=round(fl * imgs / r['train_s'] / 1e12, 1), frac_of_peak=round(fl * imgs / r['train_s'] / 1e12 / world / peak, 3))
             if rank == 0: append(a.out, rec)
