@@ -51,8 +51,8 @@ class TrainConfig:
     gather_negatives: bool = True     # DDP: all-gather embeddings so negatives span the global batch
     precision: str = 'bf16'           # 'bf16' autocast on CUDA, or 'fp32'
     channels_last: bool = True        # channels-last memory format on CUDA
-    compile: bool | str = False       # torch.compile on CUDA: 'attack' (the attack's network), 'train' (the training network), True/'all' (both), False/'off'
-    compile_mode: str = 'default'     # torch.compile mode: 'default', 'max-autotune-no-cudagraphs' or 'reduce-overhead' (training network only)
+    compile: bool | str = 'all'       # torch.compile on CUDA: 'all'/True (training and attack networks), 'attack', 'train', False/'off' (eager)
+    compile_mode: str = 'reduce-overhead'  # torch.compile mode of the training network: 'reduce-overhead' (CUDA graphs), 'default' or 'max-autotune-no-cudagraphs'
     fold_bn: bool = True              # attack passes run a BN-folded copy of the network (same function as eval mode, fewer kernels)
     cuda_graphs: bool = True          # CUDA: replay each attack's PGD loop from a captured CUDA graph (same function, no per-step launch overhead)
     extra: dict = field(default_factory=dict)  # method-specific settings (baselines read theirs from here)

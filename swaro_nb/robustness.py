@@ -29,7 +29,7 @@ def sanity_flags(metrics: dict,  # accuracies in percent by key ('clean', 'linf_
                 ) -> list:  # one message per violated expectation (empty when all hold)
     "Gradient-masking guards: robust <= clean, accuracy falls with eps, PGD <= FGSM, white-box <= black-box, worst case <= AutoAttack + 1."
     num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    acc = {k: float(v) for k, v in metrics.items() if num(v) and k not in ('clean', 'n') and not k.endswith('_hit')}
+    acc = {k: float(v) for k, v in metrics.items() if num(v) and k not in ('clean', 'n', 'n_autoattack') and not k.endswith('_hit')}
     flags, clean = [], metrics.get('clean')
     if num(clean):
         flags += [f"{k} = {v:.2f}% exceeds clean accuracy {clean:.2f}%: an attack cannot raise accuracy (broken attack or evaluation)"
@@ -68,14 +68,26 @@ def _float_dtype(model) -> torch.dtype:
     p = next((p for p in model.parameters() if p.is_floating_point()), None)
     return torch.float32 if p is None else torch.promote_types(p.dtype, torch.float32)
 
+class _ChannelsLast(torch.autograd.Function):
+    "Identity that hands the network channels-last images and gives their gradient back in the caller's layout."
+    @staticmethod
+    def forward(ctx, x): return x.contiguous(memory_format=torch.channels_last)
+    @staticmethod
+    def backward(ctx, g): return g.contiguous()
+
+class _ChannelsLastInput(nn.Module):
+    "Wraps a network so that it computes in channels-last memory while its inputs and their gradients stay contiguous."
+    def __init__(self, m: nn.Module): super().__init__(); self.m = m.to(memory_format=torch.channels_last)
+    def forward(self, x): return self.m(_ChannelsLast.apply(x) if x.ndim == 4 else x)
+
 def attack_copy(model: nn.Module,  # a classifier in eval mode
                 device: torch.device,  # where it runs
                ) -> nn.Module:  # on CUDA: a BN-folded channels-last copy (the same function); elsewhere the model itself
-    "The classifier the attacks run on: on CUDA a copy with batch-norm folded and channels-last memory, else `model`."
+    "The classifier the attacks run on: on CUDA a copy with batch-norm folded, computing in channels-last memory, else `model`."
     if device.type != 'cuda': return model
     try: m = fold_bn(model)
     except ValueError: m = copy.deepcopy(model).eval()   # a network fold_bn does not know: attack an unfolded copy
-    return m.to(memory_format=torch.channels_last)
+    return _ChannelsLastInput(m).eval()
 
 def _torchattacks(model, spec, n_classes, amp):
     "The torchattacks object for a spec of its PGD/PGDL2/FGSM/BIM/Jitter (else None: ours runs)."
@@ -91,7 +103,7 @@ def _torchattacks(model, spec, n_classes, amp):
     return atk
 
 # %% ../nbs/07a_robustness.ipynb #3693d72c
-def _run_on(model, xs, ys, idx, name, spec, n_classes, batch_size, dev, dt, seed, amp, backend, fmt):
+def _run_on(model, xs, ys, idx, name, spec, n_classes, batch_size, dev, dt, seed, amp, backend):
     "Predictions of `model` on the adversarial images of `spec` for the images `idx` of (xs, ys), in batches, from fresh seeds."
     g = torch.Generator(device=dev).manual_seed(seed)
     atk = _torchattacks(model, spec, n_classes, amp) if backend == 'torchattacks' and spec.kind != 'clean' else None
@@ -100,7 +112,7 @@ def _run_on(model, xs, ys, idx, name, spec, n_classes, batch_size, dev, dt, seed
         torch.manual_seed(seed)  # torchattacks draws from the global generators
         for s in range(0, len(idx), batch_size):
             i = idx[s:s + batch_size]
-            x, y = to_float(xs[i], dt).contiguous(memory_format=fmt), ys[i]
+            x, y = to_float(xs[i], dt), ys[i]
             adv = atk(x, y) if atk is not None else run_attack(model, x, y, spec, n_classes, g, amp, seed)
             with torch.no_grad(): preds[s:s + len(i)] = logits(model, adv, amp).argmax(1)
     return preds
@@ -133,6 +145,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         autoattack_n: int | None = 2000,  # AutoAttack runs on the first this many images (None: all)
                         fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy (the same function)
                         members: dict | None = None,  # AttackSpecs to use for worst-case members of these names (default: ALL_ATTACKS')
+                        big_batch: int = 2048,  # images per batch for APGD, APGD-T and AutoAttack (launch-bound on small batches)
                        ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'attacks', 'flags'
     "Clean and adversarial accuracy (percent) of a classifier: per-image worst cases, protocol columns, AutoAttack check and guards."
     specs = resolve_attacks(attacks)                        # the columns asked for, and the members of the worst cases
@@ -140,7 +153,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     requested = [attacks] if isinstance(attacks, str) else list(attacks)
     _check_set(images, labels)
     if backend not in ('ours', 'torchattacks'): raise ValueError(f"backend must be 'ours' or 'torchattacks', got {backend!r}")
-    check_int(batch_size, 'batch_size'); check_int(autoattack_n, 'autoattack_n', none=True)
+    check_int(batch_size, 'batch_size'); check_int(big_batch, 'big_batch'); check_int(autoattack_n, 'autoattack_n', none=True)
     dev, dt = _model_device(model, device), _float_dtype(model)
     model = model.to(dev)
     xs, ys = images.to(dev), labels.to(dev)
@@ -149,11 +162,11 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     out, secs, robust, worst = {}, {}, {}, {}
     with eval_mode(model):
         m = attack_copy(model, dev) if fast else model
-        fmt = torch.channels_last if m is not model else torch.contiguous_format
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
         def run(name, idx):   # predictions on the adversarial images of attack `name` for the images idx
             sync(); t0 = time.perf_counter()
-            p = _run_on(m, xs, ys, idx, name, specs[name], n_classes, batch_size, dev, dt, seed, amp, backend, fmt)
+            bs = max(batch_size, big_batch) if specs[name].kind in ('apgd', 'apgd-t', 'autoattack') else batch_size
+            p = _run_on(m, xs, ys, idx, name, specs[name], n_classes, bs, dev, dt, seed, amp, backend)
             sync(); secs[name] = secs.get(name, 0.0) + time.perf_counter() - t0
             return p
         alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst')]
