@@ -112,6 +112,23 @@ def jitter(model: nn.Module,  # classifier on [0,1] images, in eval mode
     return projected_gradient(cost, x, 'linf', eps, alpha, steps, random_start, generator)
 
 # %% ../nbs/07_eval_attacks.ipynb #60a7e9fc
+def _torchattacks_model(model, x, y, norm, n_classes, amp, what):
+    "Checks, then the model as torchattacks sees it, torchattacks' name of the norm, and the number of classes."
+    _check_labels(x, y)
+    if norm not in ('linf', 'l2'): raise ValueError(f"{what} norm must be 'linf' or 'l2' (torchattacks has no l1 {what}), got {norm!r}")
+    m = Logits(model, amp).eval()
+    if n_classes is None:
+        with torch.no_grad(): n_classes = m(x[:1]).shape[1]
+    return m, ('Linf' if norm == 'linf' else 'L2'), n_classes
+
+def _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed):
+    "torchattacks' APGD-CE or APGD-T object, one restart (APGD-T against the n_targets most likely wrong classes)."
+    import torchattacks as ta
+    if not targeted: return ta.APGD(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, loss='ce')
+    atk = ta.APGDT(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, n_classes=n_classes)
+    atk.n_target_classes = min(n_targets or n_classes - 1, n_classes - 1)
+    return atk
+
 def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
          x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
          y: torch.Tensor,  # (B,) true labels
@@ -125,16 +142,8 @@ def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
          amp: bool | None = None,  # bf16 autocast for the model (None: on CUDA only)
         ) -> torch.Tensor:  # adversarial images (an image not broken comes back as the best point found)
     "APGD-CE or APGD-T (Croce & Hein 2020) through torchattacks, one restart, on logits computed under the library's precision rule."
-    import torchattacks as ta
-    _check_labels(x, y)
-    if norm not in ('linf', 'l2'): raise ValueError(f"APGD norm must be 'linf' or 'l2' (torchattacks has no l1 APGD), got {norm!r}")
-    m, N = Logits(model, amp).eval(), ('Linf' if norm == 'linf' else 'L2')
-    if n_classes is None:
-        with torch.no_grad(): n_classes = m(x[:1]).shape[1]
-    if not targeted: return ta.APGD(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, loss='ce')(x, y)
-    atk = ta.APGDT(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, n_classes=n_classes)
-    atk.n_target_classes = min(n_targets or n_classes - 1, n_classes - 1)
-    return atk(x, y)
+    m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'APGD')
+    return _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed)(x, y)
 
 def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
@@ -147,15 +156,9 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
               ) -> torch.Tensor:  # (B, C, H, W) adversarial images (an image no attack fools comes back unchanged)
     "AutoAttack, standard version, with the reference code's settings: APGD-CE, APGD-T, FAB-T and Square (torchattacks' components)."
     import torchattacks as ta
-    _check_labels(x, y)
-    if norm not in ('linf', 'l2'): raise ValueError(f"AutoAttack norm must be 'linf' or 'l2', got {norm!r}")
-    m, N = Logits(model, amp).eval(), ('Linf' if norm == 'linf' else 'L2')
-    if n_classes is None:
-        with torch.no_grad(): n_classes = m(x[:1]).shape[1]
-    apgd_t = ta.APGDT(m, norm=N, eps=eps, steps=100, n_restarts=1, seed=seed, n_classes=n_classes)
-    apgd_t.n_target_classes = n_classes - 1
+    m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'AutoAttack')
     return ta.MultiAttack([
-        ta.APGD(m, norm=N, eps=eps, steps=100, n_restarts=1, seed=seed, loss='ce'), apgd_t,
+        _apgd(m, N, eps, 100, False, None, n_classes, seed), _apgd(m, N, eps, 100, True, None, n_classes, seed),
         ta.FAB(m, norm=N, eps=eps, steps=100, n_restarts=1, seed=seed, multi_targeted=True, n_classes=n_classes),
         ta.Square(m, norm=N, eps=eps, n_queries=5000, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed),
     ])(x, y)
