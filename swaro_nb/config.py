@@ -47,7 +47,7 @@ class TrainConfig:
     loss_form: str = 'paper'          # 'paper': NT-Xent(x1+delta, x2); 'rocl': 3-view loss + 1/256 term; 'rocl-code': exactly as RoCL's code
     attack_detach_keys: bool = False  # training attack's NT-Xent without gradient through its keys (RoCL's code: True)
     sync_bn: bool = False             # DDP: synchronised batch-norm statistics across GPUs (RoCL's code: True)
-    attack_groups: int = 1            # the training attack's NT-Xent (and rocl-code's 1/256 term) over this many equal groups of the global batch, one per GPU of a data-parallel layout (RoCL's code: 2 GPUs x 256)
+    attack_groups: int = 1            # the training attack's NT-Xent (and rocl-code's 1/256 term) over this many equal groups of the global batch, at least one per GPU (RoCL's code: 2 GPUs x 256)
     gather_negatives: bool = True     # DDP: all-gather embeddings so negatives span the global batch
     precision: str = 'bf16'           # 'bf16' autocast on CUDA, or 'fp32'
     channels_last: bool = True        # channels-last memory format on CUDA
@@ -98,8 +98,8 @@ def _check_values(c: TrainConfig, world_size: int):
         if getattr(c, f_) < 1: bad(f_, f"must be >= 1, got {getattr(c, f_)}")
     if c.subset_per_class is not None and c.subset_per_class < 1: bad('subset_per_class', "must be >= 1 or None")
     if c.batch_size % world_size: bad('batch_size', f"{c.batch_size} is not divisible by the number of GPUs ({world_size})")
-    if c.attack_groups < 1 or c.attack_groups % world_size or c.batch_size % c.attack_groups:
-        bad('attack_groups', f"{c.attack_groups} must be a multiple of the number of GPUs ({world_size}) that divides batch_size {c.batch_size}")
+    if c.attack_groups < 1 or (c.attack_groups > 1 and c.attack_groups % world_size) or c.batch_size % c.attack_groups:
+        bad('attack_groups', f"{c.attack_groups} must be 1 (one group per GPU) or a multiple of the number of GPUs ({world_size}) that divides batch_size {c.batch_size}")
     if c.batch_size // world_size < 2: bad('batch_size', "needs at least 2 images per GPU (NT-Xent needs negatives)")
     if c.batch_size > c.n_train: bad('batch_size', f"{c.batch_size} exceeds the {c.n_train} training images")
     for f_, lo in (('eps', 0), ('monitor_every', 0), ('warmup_epochs', 0)):

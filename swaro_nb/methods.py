@@ -95,7 +95,7 @@ def adversarial_loss(tr, x1, x2, x_adv):
         # separate train-mode forward of (adversarial, second view) over this GPU's batch only (attack_lib.py:164-177)
         main = multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather, detach_keys=True, positives='sum')
         ra, r2 = tr.model(torch.cat([x_adv, x2])).chunk(2)
-        g = c.attack_groups // tr.world   # this GPU's groups: each is one GPU of RoCL's layout; their losses are averaged as DDP averages
+        g = max(1, c.attack_groups // tr.world)   # this GPU's groups: each is one GPU of RoCL's layout; their losses are averaged as DDP averages
         return main + sum(nt_xent(a, b, c.temperature, detach_keys=True) for a, b in zip(ra.chunk(g), r2.chunk(g))) / g / 256
 
 @register_method
@@ -117,7 +117,7 @@ class RoCL(Method):
         c = self.cfg
         with tr.phase('attack'):
             return instance_pgd(tr.attack_model, x1, x2, eps=c.eps, alpha=c.alpha, steps=c.attack_steps, temperature=c.temperature,
-                                generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core, groups=c.attack_groups // tr.world)
+                                generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core, groups=max(1, c.attack_groups // tr.world))
     def loss(self, tr, idx, x, y):
         x1, x2 = tr.views(x)
         return adversarial_loss(tr, x1, x2, self.attack(tr, x1, x2)), {}
@@ -163,7 +163,7 @@ class SwARo(RoCL):
             with tr.phase('attack'):
                 x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, self.pseudo[idx], eps=c.eps, alpha=c.alpha, steps=c.attack_steps,
                                             temperature=c.temperature, generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core,
-                                            groups=c.attack_groups // tr.world)
+                                            groups=max(1, c.attack_groups // tr.world))
             used = torch.ones((), device=x.device)
         else: x_adv, frac_neg, used = self.attack(tr, x1, x2), zero, zero
         return adversarial_loss(tr, x1, x2, x_adv), {'frac_neg': frac_neg, 'swaro_batches': used}

@@ -140,8 +140,8 @@ def test_report_notebook(tmp_path):
     _no_errors(nb)
     md, out = _markdown(nb), _stdout(nb)
     evals = load_results(RES / 'eval')
-    sw = max((r for r in evals if r['kind'] == 'eval' and r['method'] == 'swaro'), key=lambda r: r['date'])
-    ro = max((r for r in evals if r['kind'] == 'eval' and r['method'] == 'rocl'), key=lambda r: r['date'])
+    main = lambda run: max((r for r in evals if r['kind'] == 'eval' and r['run'] == run), key=lambda r: r['date'])
+    sw, ro = main('swaro-c10-e120'), main('rocl-c10-e120')   # the report's main runs (its parameter main_runs)
     bb = max((r for r in evals if r['kind'] == 'black_box'), key=lambda r: r['date'])   # the newest matrix
     # Table 1 / 3 / 4 layouts with ours beside the paper's
     assert 'clean (paper)' in md and 'SwARo+rLE' in md and 'RoCL+rLE' in md and 'bim_t (paper)' in md and 'from RoCL (paper)' in md
