@@ -3,7 +3,8 @@
 #  1. notebooks clean and library in sync (nbdev_export / nbdev_clean change no tracked file),
 #  2. every library notebook's tests (nbdev_test semantics, tools/run_nbs.py; executed copies kept for the docs),
 #  3. the docs site built offline into _docs/ (MathJax fetched once from npm, sha-checked),
-#  4. pytest tests/ (CLI end to end, resume, bad input, the site in headless Chromium).
+#  4. pytest tests/ (CLI end to end, resume, bad input, the site in headless Chromium, the README's commands as printed;
+#     its main job too with SWARO_TEST_MAIN=1, which adds about 3 minutes).
 # Ends with one line `N passed, N failed, N skipped` summed over the sync check, notebooks and pytest tests.
 # Every temporary file goes under one folder made for this run (TMPDIR; its logs, pytest's folders, the notebooks'
 # scratch files, IPython's, Jupyter's and matplotlib's), removed when the command exits: two checkouts can test at
