@@ -3,7 +3,7 @@ import json, math, re, shutil
 from pathlib import Path
 import pytest
 from conftest import ROOT
-from swaro_nb.analysis import PAPER, METRIC_KEYS, TABLE3_KEYS, ROW_LABELS, load_results
+from swaro_nb.tables import PAPER, METRIC_KEYS, TABLE3_KEYS, ROW_LABELS, load_results
 from swaro_nb.baselines import BASELINES
 
 NB_DIR = ROOT / 'nbs' / 'experiments'
