@@ -153,14 +153,16 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                n_classes: int | None = None,  # classes of the model (default: its output size)
                seed: int = 0,  # seed of every component
                amp: bool | None = None,  # bf16 autocast for the model's forward passes (None: on CUDA only)
+               steps: int = 100,  # APGD-CE, APGD-T and FAB-T iterations (standard: 100)
+               n_queries: int = 5000,  # Square's queries (standard: 5000)
               ) -> torch.Tensor:  # (B, C, H, W) adversarial images (an image no attack fools comes back unchanged)
     "AutoAttack, standard version, with the reference code's settings: APGD-CE, APGD-T, FAB-T and Square (torchattacks' components)."
     import torchattacks as ta
     m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'AutoAttack')
     return ta.MultiAttack([
-        _apgd(m, N, eps, 100, False, None, n_classes, seed), _apgd(m, N, eps, 100, True, None, n_classes, seed),
-        ta.FAB(m, norm=N, eps=eps, steps=100, n_restarts=1, seed=seed, multi_targeted=True, n_classes=n_classes),
-        ta.Square(m, norm=N, eps=eps, n_queries=5000, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed),
+        _apgd(m, N, eps, steps, False, None, n_classes, seed), _apgd(m, N, eps, steps, True, None, n_classes, seed),
+        ta.FAB(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, multi_targeted=True, n_classes=n_classes),
+        ta.Square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed),
     ])(x, y)
 
 # %% ../nbs/07_eval_attacks.ipynb #d2c5085b
@@ -203,8 +205,8 @@ ROCL_ATTACKS = {  # RoCL's evaluation: PGD-20, step eps/10 (total_process.sh:19-
     'rocl_linf_16': AttackSpec('pgd', 'linf', 0.0627, 0.00627, 20),
 }
 AUTOATTACK_ATTACKS = {  # AutoAttack, standard version (the reference code's settings)
-    'aa_linf_8': AttackSpec('autoattack', 'linf', 8/255, 0.0, 0, random_start=False),
-    'aa_l2_05': AttackSpec('autoattack', 'l2', 0.5, 0.0, 0, random_start=False),
+    'aa_linf_8': AttackSpec('autoattack', 'linf', 8/255, 0.0, 100, random_start=False, options={'n_queries': 5000}),
+    'aa_l2_05': AttackSpec('autoattack', 'l2', 0.5, 0.0, 100, random_start=False, options={'n_queries': 5000}),
 }
 ALL_ATTACKS = {**DEFAULT_ATTACKS, **STRONG_ATTACKS, **TABLE3_ATTACKS, **ROCL_ATTACKS, **AUTOATTACK_ATTACKS}
 
@@ -267,5 +269,5 @@ def run_attack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                       y_true=y, generator=generator, amp=amp, **o)
     if spec.kind in ('apgd', 'apgd-t'):
         return apgd(model, x, y, spec.norm, spec.eps, spec.steps, spec.kind == 'apgd-t', n_classes=n_classes, seed=seed, amp=amp, **o)
-    if spec.kind == 'autoattack': return autoattack(model, x, y, spec.norm, spec.eps, n_classes, seed=seed, amp=amp)
+    if spec.kind == 'autoattack': return autoattack(model, x, y, spec.norm, spec.eps, n_classes, seed=seed, amp=amp, steps=spec.steps, **o)
     raise ValueError(f"unknown attack kind {spec.kind!r}: use 'clean', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd', 'apgd-t', 'autoattack' or 'worst'")

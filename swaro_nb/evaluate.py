@@ -14,7 +14,7 @@ import torch.nn as nn
 from .core import as_device, extract_features, run_stamp, atomic_json, check_int
 from .data import load_cifar, check_name, balanced_subset
 from .linear import linear_eval, robust_linear_eval
-from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS
+from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
 from .robustness import evaluate_robustness, black_box_matrix
 from .runs import load_run
 from .tables import comparison_table, paper_comparable, smoke_note
@@ -26,10 +26,11 @@ __all__ = ['SMOKE', 'SMOKE_MEMBERS', 'BLACK_BOX_ATTACKS', 'subset_indices', 'eva
 
 # %% ../nbs/10b_evaluate.ipynb #27673441
 SMOKE = dict(le_epochs=3, rle_epochs=1, train_per_class=50, n_test=200)  # `--smoke`: CPU-sized budgets (attacks keep their steps)
-SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members at CPU size (a pipeline check; the record keeps the settings used)
+SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members and AutoAttack at CPU size (a pipeline check; the record keeps the settings used)
     **{k: dataclasses.replace(s, steps=10, options={**s.options, **({'n_targets': 3} if s.kind == 'apgd-t' else {})})
        for k, s in STRONG_ATTACKS.items() if s.kind in ('apgd', 'apgd-t')},
     **{k: dataclasses.replace(s, steps=10, restarts=2) for k, s in STRONG_ATTACKS.items() if s.kind == 'pgd'},
+    **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100}) for k, s in AUTOATTACK_ATTACKS.items()},
 }
 _NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'attacks', 'flags')
 
@@ -122,7 +123,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  attack_amp: bool | None = False,  # bf16 autocast in the attacks and the clean pass (default: float32)
                  autoattack_n: int | None = 2000,  # AutoAttack on the first this many test images (None: all)
                  fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy of each classifier (the same function)
-                 members: dict | None = None,  # AttackSpecs replacing worst-case members of these names (e.g. SMOKE_MEMBERS)
+                 members: dict | None = None,  # AttackSpecs replacing the attacks of these names (e.g. SMOKE_MEMBERS)
                 ) -> dict:  # the results record (what is written to JSON)
     "LE (and rLE) of a run's frozen encoder, then clean and adversarial accuracy of each classifier; written to `out/<run>-eval.json`."
     t_all = time.perf_counter()
@@ -162,7 +163,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast,
                             attacks={k: asdict(s) for k, s in {**resolve_attacks(specs), **{m: v for m, v in (members or {}).items()
-                                                                                               if m in resolve_attacks(specs) and m not in specs}}.items()}),
+                                                                                               if m in resolve_attacks(specs)}}.items()}),
                seconds=seconds, flags=flags, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None: res['path'] = str(atomic_json(res, path))

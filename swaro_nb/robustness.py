@@ -144,12 +144,12 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         black_box: dict | float | None = None,  # accuracy under transferred pgd_linf_8 examples, for the guard
                         autoattack_n: int | None = 2000,  # AutoAttack runs on the first this many images (None: all)
                         fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy (the same function)
-                        members: dict | None = None,  # AttackSpecs to use for worst-case members of these names (default: ALL_ATTACKS')
+                        members: dict | None = None,  # AttackSpecs replacing the attacks of these names wherever they run (worst-case members, AutoAttack)
                         big_batch: int = 2048,  # images per batch for APGD, APGD-T and AutoAttack (launch-bound on small batches)
                        ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'attacks', 'flags'
     "Clean and adversarial accuracy (percent) of a classifier: per-image worst cases, protocol columns, AutoAttack check and guards."
     specs = resolve_attacks(attacks)                        # the columns asked for, and the members of the worst cases
-    specs.update({k: v for k, v in (members or {}).items() if k in specs and k not in (attacks if not isinstance(attacks, str) else [attacks])})
+    specs.update({k: v for k, v in (members or {}).items() if k in specs})
     requested = [attacks] if isinstance(attacks, str) else list(attacks)
     _check_set(images, labels)
     if backend not in ('ours', 'torchattacks'): raise ValueError(f"backend must be 'ours' or 'torchattacks', got {backend!r}")

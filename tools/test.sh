@@ -61,7 +61,7 @@ if $PY tools/build_docs.py --exec-dir _proc_exec --out _docs; then export SWARO_
 echo "docs $(since $t)"
 
 t=$(date +%s); step "4. pytest (a few minutes)"
-$PY -m pytest tests -q -rs -p no:cacheprovider --basetemp="$tmp/pytest" --junitxml="$tmp/pytest.xml"
+$PY -m pytest tests -q -rs --durations=15 -p no:cacheprovider --basetemp="$tmp/pytest" --junitxml="$tmp/pytest.xml"
 read p f s < <(XML="$tmp/pytest.xml" $PY - <<'PYEOF'
 import os, xml.etree.ElementTree as ET
 try:

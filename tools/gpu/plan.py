@@ -66,7 +66,7 @@ BUILTIN_ATTACKS = {
     'table3': {'bim': ('bim', 10, 1, ()), 'bim_t': ('bim', 10, 1, ()), 'fgsm': ('fgsm', 1, 1, ()), 'fgsm_t': ('fgsm', 1, 1, ()),
                'jitter': ('jitter', 10, 1, ()), 'jitter_t': ('jitter', 10, 1, ())},
     'rocl': {'rocl_linf_8': ('pgd', 20, 1, ()), 'rocl_linf_16': ('pgd', 20, 1, ())},
-    'autoattack': {'aa_linf_8': ('autoattack', 0, 1, ()), 'aa_l2_05': ('autoattack', 0, 1, ())},
+    'autoattack': {'aa_linf_8': ('autoattack', 100, 1, ()), 'aa_l2_05': ('autoattack', 100, 1, ())},
 }
 ALIASES = {'compiled': 'all-ro'}
 COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro'}
