@@ -8,15 +8,14 @@ import json, tempfile
 from pathlib import Path
 import numpy as np
 import torch
-from .core import run_stamp
+from .core import run_stamp, flop_counter
 from .config import make_config
 from .encoder import fold_bn
 from .train import Trainer, init_distributed
 from .methods import adversarial_loss, check_config
 
 # %% auto #0
-__all__ = ['matmul_peak_tflops', 'flop_counter', 'step_flops', 'bench_config', 'benchmark', 'profile_epoch', 'real_epoch_seconds',
-           'agreement']
+__all__ = ['matmul_peak_tflops', 'step_flops', 'bench_config', 'benchmark', 'profile_epoch', 'real_epoch_seconds', 'agreement']
 
 # %% ../nbs/06d_bench.ipynb #abe03a8d
 def matmul_peak_tflops(device='cuda', n: int = 8192, reps: int = 20) -> float:
@@ -28,19 +27,6 @@ def matmul_peak_tflops(device='cuda', n: int = 8192, reps: int = 20) -> float:
     for _ in range(reps): a @ b
     e.record(); torch.cuda.synchronize()
     return 2 * n ** 3 * reps / (s.elapsed_time(e) / 1e3) / 1e12
-
-class _GlobalOnly:
-    "Stands in for `FlopCounterMode`'s module tracker: every FLOP is counted under 'Global', and no hook is put on any module."
-    parents = {'Global'}
-    def __enter__(self): return self
-    def __exit__(self, *a): pass
-
-def flop_counter():
-    "A `torch.utils.flop_counter.FlopCounterMode` that counts totals only: its per-module tracking hooks every module input, which an attack's `autograd.grad` on its input images cannot run under."
-    from torch.utils.flop_counter import FlopCounterMode
-    fc = FlopCounterMode(display=False)
-    if hasattr(fc, 'mod_tracker'): fc.mod_tracker = _GlobalOnly()
-    return fc
 
 def step_flops(tr: 'Trainer',  # a trainer (its method, model and data)
                n: int = 16,        # images in the counted step (FLOPs per image do not depend on it but for the loss's tiny B^2 part)

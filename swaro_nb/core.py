@@ -11,8 +11,8 @@ import torch
 
 # %% auto #0
 __all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'to_float', 'eval_mode',
-           'extract_features', 'git_commit', 'device_name', 'run_stamp', 'atomic_save', 'atomic_json', 'results_dir',
-           'load_rows', 'record_table', 'save_record', 'show_record']
+           'extract_features', 'flop_counter', 'git_commit', 'device_name', 'run_stamp', 'atomic_save', 'atomic_json',
+           'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -116,6 +116,20 @@ def extract_features(
             if out is None: out = torch.empty(n, fb.shape[1], device=dev, dtype=torch.float32)
             out[s:s + xb.shape[0]] = fb
     return out
+
+# %% ../nbs/00a_core.ipynb #56e033b2
+class _GlobalOnly:
+    "Stands in for `FlopCounterMode`'s module tracker: every FLOP is counted under 'Global', and no hook is put on any module."
+    parents = {'Global'}
+    def __enter__(self): return self
+    def __exit__(self, *a): pass
+
+def flop_counter():
+    "A `torch.utils.flop_counter.FlopCounterMode` that counts totals only (no per-module tracking, no hooks on any module)."
+    from torch.utils.flop_counter import FlopCounterMode
+    fc = FlopCounterMode(display=False)
+    if hasattr(fc, 'mod_tracker'): fc.mod_tracker = _GlobalOnly()
+    return fc
 
 # %% ../nbs/00a_core.ipynb #49b74a74
 def git_commit(short: bool = False) -> str:
