@@ -48,6 +48,7 @@ class TrainConfig:
     attack_detach_keys: bool = False  # training attack's NT-Xent without gradient through its keys (RoCL's code: True)
     sync_bn: bool = False             # DDP: synchronised batch-norm statistics across GPUs (RoCL's code: True)
     attack_groups: int = 1            # the training attack's NT-Xent (and rocl-code's 1/256 term) over this many equal groups of the global batch, at least one per GPU (RoCL's code: 2 GPUs x 256)
+    rocl_term_forward: str = 'separate'  # rocl-code's 1/256 term: 'separate' train-mode forward of (adversarial, second view) as RoCL's code; 'shared': the three-view forward's projections (cheaper; ours, checked by a curve)
     gather_negatives: bool = True     # DDP: all-gather embeddings so negatives span the global batch
     precision: str = 'bf16'           # 'bf16' autocast on CUDA, or 'fp32'
     channels_last: bool = True        # channels-last memory format on CUDA
@@ -107,6 +108,8 @@ def _check_values(c: TrainConfig, world_size: int):
     for f_ in ('alpha', 'temperature', 'lr', 'warmup_multiplier'):
         if not getattr(c, f_) > 0: bad(f_, f"must be > 0, got {getattr(c, f_)}")
     if c.loss_form not in ('paper', 'rocl', 'rocl-code'): bad('loss_form', f"'paper', 'rocl' or 'rocl-code', got {c.loss_form!r}")
+    if c.rocl_term_forward not in ('separate', 'shared'): bad('rocl_term_forward', f"'separate' or 'shared', got {c.rocl_term_forward!r}")
+    if c.rocl_term_forward == 'shared' and c.loss_form != 'rocl-code': bad('rocl_term_forward', "'shared' is a form of loss_form='rocl-code' only")
     if c.precision not in ('bf16', 'fp32'): bad('precision', f"'bf16' or 'fp32', got {c.precision!r}")
     if c.time_limit_s is not None and c.time_limit_s <= 0: bad('time_limit_s', f"must be > 0 or None, got {c.time_limit_s}")
     if c.max_epochs_this_call is not None and c.max_epochs_this_call < 1: bad('max_epochs_this_call', "must be >= 1 or None")

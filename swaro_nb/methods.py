@@ -92,9 +92,10 @@ def adversarial_loss(tr, x1, x2, x_adv):
         if c.loss_form == 'rocl':
             return multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather) + tr.contrastive(za, z2) / 256
         # 'rocl-code': RoCL's own computation — keys detached, positives summed, gathered over GPUs; the 1/256 term is a
-        # separate train-mode forward of (adversarial, second view) over this GPU's batch only (attack_lib.py:164-177)
+        # separate train-mode forward of (adversarial, second view) over this GPU's batch only (attack_lib.py:164-177),
+        # or with rocl_term_forward='shared' the three-view forward's projections of those views (two fifths fewer images)
         main = multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather, detach_keys=True, positives='sum')
-        ra, r2 = tr.model(torch.cat([x_adv, x2])).chunk(2)
+        ra, r2 = tr.model(torch.cat([x_adv, x2])).chunk(2) if c.rocl_term_forward == 'separate' else (za, z2)
         g = max(1, c.attack_groups // tr.world)   # this GPU's groups: each is one GPU of RoCL's layout; their losses are averaged as DDP averages
         return main + sum(nt_xent(a, b, c.temperature, detach_keys=True) for a, b in zip(ra.chunk(g), r2.chunk(g))) / g / 256
 

@@ -26,6 +26,7 @@ VARIANTS = {  # name -> TrainConfig fields (tools/gpu/speed.py names: eager = it
     'compiled': dict(compile='all', compile_mode='reduce-overhead'),
     'compiled-default': dict(compile='all', compile_mode='default'),
     'attack': dict(compile='attack'),
+    'rocl-shared': dict(compile='all', compile_mode='reduce-overhead', rocl_term_forward='shared'),   # with --preset c10-200-rocl
 }
 EVAL_ARGS = '--le-epochs 150 --no-rle --n-test 2000 --autoattack'   # the evaluation's flags live here only (and --eval-args)
 SMOKE_EVAL_ARGS = '--smoke --n-test 50 --le-epochs 1 --no-rle'

@@ -69,7 +69,7 @@ BUILTIN_ATTACKS = {
     'autoattack': {'aa_linf_8': ('autoattack', 100, 1, ()), 'aa_l2_05': ('autoattack', 100, 1, ())},
 }
 ALIASES = {'compiled': 'all-ro'}
-COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro'}
+COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro', 'all-ro-shared'}
 VARIANTS = {'eager', 'base', *COMPILED}
 N_TRAIN, N_TEST = 50000, 10000
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)

@@ -24,6 +24,7 @@ VARIANTS = {  # name -> TrainConfig fields
     'all': dict(cuda_graphs=True, compile='all'),
     'all-max': dict(cuda_graphs=True, compile='all', compile_mode='max-autotune-no-cudagraphs'),
     'all-ro': dict(cuda_graphs=True, compile='all', compile_mode='reduce-overhead'),   # training network's forward/backward as CUDA graphs too
+    'all-ro-shared': dict(cuda_graphs=True, compile='all', compile_mode='reduce-overhead', rocl_term_forward='shared'),   # rocl-code only
 }
 
 def append(path, rec):
