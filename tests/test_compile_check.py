@@ -116,7 +116,7 @@ def test_end_to_end_smallest(tmp_path):
     "Both variants trained 1 epoch on 200 images and evaluated on 50: on the CPU both run the eager path, so their losses agree exactly."
     out = tmp_path / 'cc.json'
     p = subprocess.run([sys.executable, str(SCRIPT), '--smoke', '--epochs', '1', '--seeds', '0', '--train-args', '--subset-per-class 20',
-                        '--eval-args', '--smoke --n-test 50 --le-epochs 1 --no-rle', '--out', str(out), '--runs-dir', str(tmp_path / 'r'),
+                        '--eval-args', '--smoke --n-test 50 --le-epochs 1 --no-rle --attacks clean,pgd_linf_8', '--out', str(out), '--runs-dir', str(tmp_path / 'r'),
                         '--deadline-s', '600'], capture_output=True, text=True, timeout=900)
     rec = json.loads(out.read_text())
     logs = {r['name']: r.get('train_call', {}).get('tail') for r in rec['runs']}

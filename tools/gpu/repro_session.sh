@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One lease of the reproduction, as one detached job: each training run of RUNS on a GPU of its own, then its evaluation
+# on the same GPU, all inside one DEADLINE (nothing survives a lease, so a run that is not evaluated here is lost).
+#   RUNS   space-separated name:preset:seed[:more train flags, comma-separated], e.g.
+#          "swaro-c10-200-s0:c10-200:0 swaro-c10-200-s1:c10-200:1"   (tools/gpu/plans/repro-lease1a-swaro.json)
+#          "rocl-c10-200-s0:c10-200-rocl:0"   "rocl-c10-200-s1:c10-200-rocl:1:--rocl-term-forward,shared"
+#   EPOCHS (200), DEADLINE (1500 s after launch: $S/pack.tar and $S/DONE exist by then), EVAL_RESERVE (420 s kept for the
+#   evaluation when a training starts: the training gets --time-limit-s and stops checkpointed, run.json written),
+#   EVAL (the evaluation's flags; default: LE 150 epochs, no rLE, 2,000 test images, every worst-case column with the
+#   protocols, RoCL's protocol, AutoAttack l_inf and l_2, Table 3, t-SNE), GPUS (0,1).
+# Launch it from a copy of the checkout (the job outlives the call that starts it):
+#   cp -r . /root/swaro/code && cd /root/swaro/code && SWARO_COMMIT=<sha> RUNS="..." \
+#     setsid nohup bash tools/gpu/repro_session.sh > /root/swaro/repro.log 2>&1 < /dev/null &
+# poll with `S=/root/swaro/repro LOG=/root/swaro/repro.log bash tools/gpu/poll.sh` until it prints DONE; the pack holds
+# each run's config.json, metrics.jsonl, run.json, curves.png, its evaluation record and t-SNE map, and every log.
+# CPU dry run: SMOKE=1 S=/tmp/rep RUNS="a:smoke:0 b:smoke:1" bash tools/gpu/repro_session.sh
+set -uo pipefail
+S=${S:-/root/swaro/repro}; R=$S/runs; mkdir -p $S/eval $S/logs $R
+if [ -z "${SMOKE:-}" ]; then OUT=$S source tools/gpu/common.sh; PY=python3
+else export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=1; PY=${PYTHON:-.venv/bin/python}; fi   # dry run: runs side by side on a small CPU, one thread each
+T0=$(date +%s); DL=${DEADLINE:-1500}; RES=${EVAL_RESERVE:-420}; E=${EPOCHS:-200}
+left() { echo $(( DL - ($(date +%s) - T0) )); }
+log() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*" | tee -a $S/events.log; }
+pack() {
+  for d in $R/*/; do [ -d "$d" ] || continue; n=$(basename $d); mkdir -p $S/records/$n
+    cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
+  tar -cf $S/pack.tar -C $S events.log eval logs $( [ -d $S/records ] && echo records) 2>/dev/null; touch $S/DONE; log "packed"
+}
+trap pack EXIT
+EV=(${EVAL:---le-epochs 150 --no-rle --n-test 2000 --table3 --rocl-protocol --autoattack --tsne})
+size=(--epochs $E --attack-warmup-epochs $(( (E + 19) / 20 )))   # the paper's instance-wise warm-up: 5% of the epochs
+if [ -n "${SMOKE:-}" ]; then
+  E=${EPOCHS:-2}; RES=${EVAL_RESERVE:-120}
+  size=(--epochs $E --attack-warmup-epochs 1 --subset-per-class 10 --batch-size 50 --width 8 --proj-hidden 64 --monitor-bank 100
+        --monitor-test 50 --n-clusters 10 --attack-steps 2 --attack-groups 1)
+  EV=(--smoke --n-test 16 --train-per-class 10 --no-rle --le-epochs 1 --rocl-protocol --autoattack --table3)
+fi
+IFS=, read -ra G <<< "${GPUS:-0,1}"
+
+one() {  # GPU, name, preset, seed, more train flags (comma-separated)
+  local g=$1 name=$2 preset=$3 seed=$4 more=${5:-}; local t=$(( $(left) - RES - 30 ))
+  [ $t -gt 60 ] || { log "$name: no time left to train"; return; }
+  log "$name: training on GPU $g ($preset, seed $seed, $E epochs, time limit $t s)"
+  CUDA_VISIBLE_DEVICES=$g timeout $(( t + 60 )) $PY -m swaro_nb.cli train --preset $preset --name $name --seed $seed "${size[@]}" \
+    ${more//,/ } --time-limit-s $t --out-dir $R --progress false > $S/logs/train_$name.log 2>&1
+  log "$name: train exit $? ($(tail -c 300 $S/logs/train_$name.log | tail -1))"
+  [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
+  local te=$(( $(left) - 40 )); [ $te -gt 30 ] || { log "$name: no time left to evaluate"; return; }
+  log "$name: evaluating on GPU $g (at most $te s)"
+  CUDA_VISIBLE_DEVICES=$g timeout $te $PY -m swaro_nb.cli eval $R/$name --out $S/eval --no-progress "${EV[@]}" > $S/logs/eval_$name.log 2>&1
+  log "$name: eval exit $? ($(tail -c 300 $S/logs/eval_$name.log | tail -1))"
+}
+i=0
+for spec in ${RUNS:?set RUNS}; do
+  IFS=: read -r name preset seed more <<< "$spec"
+  one ${G[$(( i % ${#G[@]} ))]} $name $preset $seed "${more:-}" &
+  i=$((i + 1)); [ $(( i % ${#G[@]} )) -eq 0 ] && wait   # one run a GPU at a time
+done
+wait
+log "all done"
