@@ -212,6 +212,7 @@ ALL_ATTACKS = {**DEFAULT_ATTACKS, **STRONG_ATTACKS, **TABLE3_ATTACKS, **ROCL_ATT
 
 def resolve_attacks(attacks,  # a dict name -> AttackSpec, a name, or a list of names of ALL_ATTACKS
                     members: bool = True,  # add the members of every worst-case column
+                    overrides: dict | None = None,  # AttackSpecs replacing the resolved ones of these names (e.g. a smaller AutoAttack)
                    ) -> dict:  # name -> AttackSpec
     "Attack specs by name; a worst-case column brings its members along (looked up in the dict given, then in ALL_ATTACKS)."
     if isinstance(attacks, dict):
@@ -227,6 +228,7 @@ def resolve_attacks(attacks,  # a dict name -> AttackSpec, a name, or a list of 
         for m in s.members:
             if m not in specs and m not in ALL_ATTACKS: raise ValueError(f"worst-case column {k!r} names an unknown member {m!r}")
             if m not in specs and members: specs[m] = ALL_ATTACKS[m]
+    specs.update({k: v for k, v in (overrides or {}).items() if k in specs})
     return specs
 
 def target_labels(y: torch.Tensor,  # (B,) true labels

@@ -162,8 +162,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast,
-                            attacks={k: asdict(s) for k, s in {**resolve_attacks(specs), **{m: v for m, v in (members or {}).items()
-                                                                                               if m in resolve_attacks(specs)}}.items()}),
+                            attacks={k: asdict(s) for k, s in resolve_attacks(specs, overrides=members).items()}),
                seconds=seconds, flags=flags, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None: res['path'] = str(atomic_json(res, path))

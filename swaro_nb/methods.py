@@ -17,8 +17,8 @@ from .cluster import pseudo_labels
 from .attack import instance_pgd, swaro_pgd
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'register_method', 'method_entry_points', 'get_method', 'check_config', 'adversarial_loss',
-           'SimCLR', 'RoCL', 'SwARo']
+__all__ = ['METHODS', 'Method', 'register_method', 'method_entry_points', 'get_method', 'check_config', 'local_groups',
+           'adversarial_loss', 'SimCLR', 'RoCL', 'SwARo']
 
 # %% ../nbs/06b_methods.ipynb #c3a79731
 class Method:
@@ -81,6 +81,10 @@ def check_config(cfg: TrainConfig, world_size: int = 1) -> TrainConfig:
     return cfg
 
 # %% ../nbs/06b_methods.ipynb #215eb465
+def local_groups(tr) -> int:
+    "This process's share of `attack_groups` (at least one: `attack_groups=1` under DDP means one group per GPU)."
+    return max(1, tr.cfg.attack_groups // tr.world)
+
 def adversarial_loss(tr, x1, x2, x_adv):
     "The training loss of a batch whose first view was attacked, in the configured form (`loss_form`)."
     c = tr.cfg
@@ -96,7 +100,7 @@ def adversarial_loss(tr, x1, x2, x_adv):
         # or with rocl_term_forward='shared' the three-view forward's projections of those views (two fifths fewer images)
         main = multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather, detach_keys=True, positives='sum')
         ra, r2 = tr.model(torch.cat([x_adv, x2])).chunk(2) if c.rocl_term_forward == 'separate' else (za, z2)
-        g = max(1, c.attack_groups // tr.world)   # this GPU's groups: each is one GPU of RoCL's layout; their losses are averaged as DDP averages
+        g = local_groups(tr)   # each group is one GPU of RoCL's layout; their losses are averaged as DDP averages
         return main + sum(nt_xent(a, b, c.temperature, detach_keys=True) for a, b in zip(ra.chunk(g), r2.chunk(g))) / g / 256
 
 @register_method
@@ -118,7 +122,7 @@ class RoCL(Method):
         c = self.cfg
         with tr.phase('attack'):
             return instance_pgd(tr.attack_model, x1, x2, eps=c.eps, alpha=c.alpha, steps=c.attack_steps, temperature=c.temperature,
-                                generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core, groups=max(1, c.attack_groups // tr.world))
+                                generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core, groups=local_groups(tr))
     def loss(self, tr, idx, x, y):
         x1, x2 = tr.views(x)
         return adversarial_loss(tr, x1, x2, self.attack(tr, x1, x2)), {}
@@ -164,7 +168,7 @@ class SwARo(RoCL):
             with tr.phase('attack'):
                 x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, self.pseudo[idx], eps=c.eps, alpha=c.alpha, steps=c.attack_steps,
                                             temperature=c.temperature, generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core,
-                                            groups=max(1, c.attack_groups // tr.world))
+                                            groups=local_groups(tr))
             used = torch.ones((), device=x.device)
         else: x_adv, frac_neg, used = self.attack(tr, x1, x2), zero, zero
         return adversarial_loss(tr, x1, x2, x_adv), {'frac_neg': frac_neg, 'swaro_batches': used}

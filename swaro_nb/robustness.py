@@ -148,8 +148,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         big_batch: int = 2048,  # images per batch for APGD, APGD-T and AutoAttack (launch-bound on small batches)
                        ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'attacks', 'flags'
     "Clean and adversarial accuracy (percent) of a classifier: per-image worst cases, protocol columns, AutoAttack check and guards."
-    specs = resolve_attacks(attacks)                        # the columns asked for, and the members of the worst cases
-    specs.update({k: v for k, v in (members or {}).items() if k in specs})
+    specs = resolve_attacks(attacks, overrides=members)     # the columns asked for, and the members of the worst cases
     requested = [attacks] if isinstance(attacks, str) else list(attacks)
     _check_set(images, labels)
     if backend not in ('ours', 'torchattacks'): raise ValueError(f"backend must be 'ours' or 'torchattacks', got {backend!r}")
