@@ -198,6 +198,12 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--smoke', action='store_true', help="tiny budgets for a CPU check (the worst cases' APGD and SLIDE restarts at CPU size)")
     ap.add_argument('--dataset', default=None, help='evaluate on this dataset (default: the one each run was trained on)')
     ap.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if available)')
+    ap.add_argument('--workers', default=None, metavar='DEVICES', help='comma-separated devices, one attack process each (e.g. '
+                    'cuda:0,cuda:1; the same device twice overlaps two processes on it); default: attacks run in the main process')
+    ap.add_argument('--shards', type=int, default=None, help='blocks of test images each unit of attack work is split into '
+                    '(default: one per worker); random starts are drawn per block, so numbers depend on it as on --batch-size')
+    ap.add_argument('--autoattack-alone', action='store_true', help="run AutoAttack from scratch instead of continuing the worst case "
+                    "of its norm and radius with FAB-T and Square (the default, whose members already hold AutoAttack's APGD-CE and APGD-T)")
     ap.add_argument('--batch-size', type=int, default=512, help='images per attack batch')
     ap.add_argument('--data-root', default=None, help='data root (default $SWARO_DATA or ~/.cache/swaro_nb/data)')
     ap.add_argument('--seed', type=int, default=0)
@@ -209,7 +215,7 @@ def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
     import torch
     from swaro_nb.data import check_name, writable_dir
     from swaro_nb.eval_attacks import ALL_ATTACKS
-    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n'):
+    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n', 'shards'):
         v = getattr(a, k)
         if v is not None and v < 1: ap.error(f"--{k.replace('_', '-')} must be a positive integer, got {v}")
     if a.attacks is not None:
@@ -219,13 +225,13 @@ def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
         if getattr(a, k) is not None:
             try: check_name(getattr(a, k))
             except ValueError as e: ap.error(f"--{k}: {e}")
-    if a.device is not None:
-        try: dev = torch.device(a.device)
-        except (RuntimeError, ValueError): ap.error(f"--device {a.device!r} is not a device: use cpu, cuda or cuda:N")
-        if dev.type not in ('cpu', 'cuda'): ap.error(f"--device {a.device}: evaluation runs on cpu, cuda or cuda:N")
-        if dev.type == 'cuda' and not torch.cuda.is_available(): ap.error(f"--device {a.device}: no CUDA GPU is available here; use --device cpu")
+    for flag, d in ([('--device', a.device)] if a.device is not None else []) + [('--workers', w) for w in (a.workers.split(',') if a.workers is not None else [])]:
+        try: dev = torch.device(d)
+        except (RuntimeError, ValueError): ap.error(f"{flag} {d!r} is not a device: use cpu, cuda or cuda:N")
+        if dev.type not in ('cpu', 'cuda'): ap.error(f"{flag} {d}: evaluation runs on cpu, cuda or cuda:N")
+        if dev.type == 'cuda' and not torch.cuda.is_available(): ap.error(f"{flag} {d}: no CUDA GPU is available here; use cpu")
         if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
-            ap.error(f"--device {a.device}: this machine has {torch.cuda.device_count()} GPU(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
+            ap.error(f"{flag} {d}: this machine has {torch.cuda.device_count()} GPU(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
     outs = ([('--out', a.out)] if a.out else [('output folder', Path('runs') / f'{Path(r).name}-eval') for r in a.runs]
             + ([('output folder', Path('runs') / 'black_box-eval')] if a.black_box or a.black_box_only else []))
     for what, o in outs:
@@ -247,7 +253,8 @@ def eval_cli(argv=None):
         evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, attacks=attacks, transfer=a.transfer, tsne=a.tsne,
                       black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
                       batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed,
-                      autoattack_n=a.autoattack_n, attack_amp=True if a.attack_bf16 else False, **b)
+                      autoattack_n=a.autoattack_n, attack_amp=True if a.attack_bf16 else False, chain_autoattack=not a.autoattack_alone,
+                      workers=a.workers.split(',') if a.workers else None, shards=a.shards, **b)
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
 

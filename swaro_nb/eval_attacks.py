@@ -12,9 +12,9 @@ from .core import describe, is_real, check_int, eval_mode
 from .attack import projected_gradient, NORMS
 
 # %% auto #0
-__all__ = ['CLEAN', 'PROTOCOL_ATTACKS', 'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS',
-           'AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd',
-           'autoattack', 'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
+__all__ = ['AA_TARGETS', 'AA_COMPONENTS', 'CLEAN', 'PROTOCOL_ATTACKS', 'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS',
+           'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm',
+           'bim', 'jitter', 'apgd', 'autoattack', 'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
 
 # %% ../nbs/07_eval_attacks.ipynb #ac11e260
 def logits(model: nn.Module,  # classifier on [0,1] images
@@ -121,12 +121,14 @@ def _torchattacks_model(model, x, y, norm, n_classes, amp, what):
         with torch.no_grad(): n_classes = m(x[:1]).shape[1]
     return m, ('Linf' if norm == 'linf' else 'L2'), n_classes
 
+AA_TARGETS = 9  # AutoAttack's standard version: APGD-T and FAB-T aim at the 9 most likely wrong classes (auto-attack/autoattack.py, set_version('standard'))
+
 def _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed):
     "torchattacks' APGD-CE or APGD-T object, one restart (APGD-T against the n_targets most likely wrong classes)."
     import torchattacks as ta
     if not targeted: return ta.APGD(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, loss='ce')
     atk = ta.APGDT(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, n_classes=n_classes)
-    atk.n_target_classes = min(n_targets or n_classes - 1, n_classes - 1)
+    atk.n_target_classes = min(n_targets or AA_TARGETS, n_classes - 1)   # torchattacks' own default, n_classes - 1, is 99 on CIFAR-100
     return atk
 
 def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
@@ -136,7 +138,7 @@ def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
          eps: float = 8/255,  # radius
          steps: int = 100,  # iterations (AutoAttack: 100)
          targeted: bool = False,  # APGD-T: the targeted DLR loss against each of `n_targets` classes
-         n_targets: int | None = None,  # APGD-T: how many of the most likely wrong classes (default: all, n_classes - 1)
+         n_targets: int | None = None,  # APGD-T: how many of the most likely wrong classes (default: AutoAttack's 9, at most n_classes - 1)
          n_classes: int | None = None,  # classes of the model (default: its output size)
          seed: int = 0,  # torchattacks' seed for the random start
          amp: bool | None = None,  # bf16 autocast for the model (None: on CUDA only)
@@ -144,6 +146,8 @@ def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
     "APGD-CE or APGD-T (Croce & Hein 2020) through torchattacks, one restart, on logits computed under the library's precision rule."
     m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'APGD')
     return _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed)(x, y)
+
+AA_COMPONENTS = ('apgd-ce', 'apgd-t', 'fab-t', 'square')   # AutoAttack's standard version, in the order it runs them
 
 def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
@@ -155,15 +159,21 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                amp: bool | None = None,  # bf16 autocast for the model's forward passes (None: on CUDA only)
                steps: int = 100,  # APGD-CE, APGD-T and FAB-T iterations (standard: 100)
                n_queries: int = 5000,  # Square's queries (standard: 5000)
+               n_targets: int = AA_TARGETS,  # APGD-T's and FAB-T's target classes (standard: 9)
+               components=AA_COMPONENTS,  # which of the four run, in this order (all: the standard version)
               ) -> torch.Tensor:  # (B, C, H, W) adversarial images (an image no attack fools comes back unchanged)
     "AutoAttack, standard version, with the reference code's settings: APGD-CE, APGD-T, FAB-T and Square (torchattacks' components)."
     import torchattacks as ta
     m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'AutoAttack')
-    return ta.MultiAttack([
-        _apgd(m, N, eps, steps, False, None, n_classes, seed), _apgd(m, N, eps, steps, True, None, n_classes, seed),
-        ta.FAB(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, multi_targeted=True, n_classes=n_classes),
-        ta.Square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed),
-    ])(x, y)
+    bad = [c for c in components if c not in AA_COMPONENTS]
+    if bad or not components: raise ValueError(f"AutoAttack components must be a non-empty subset of {AA_COMPONENTS}, got {tuple(components)}")
+    fab = ta.FAB(m, norm=N, eps=eps, steps=steps, n_restarts=1, seed=seed, multi_targeted=True, n_classes=n_classes)
+    fab.n_target_classes = min(n_targets, n_classes - 1)
+    make = {'apgd-ce': lambda: _apgd(m, N, eps, steps, False, None, n_classes, seed),
+            'apgd-t': lambda: _apgd(m, N, eps, steps, True, n_targets, n_classes, seed), 'fab-t': lambda: fab,
+            'square': lambda: ta.Square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed)}
+    atks = [make[c]() for c in AA_COMPONENTS if c in components]
+    return (atks[0] if len(atks) == 1 else ta.MultiAttack(atks))(x, y)   # MultiAttack takes two or more
 
 # %% ../nbs/07_eval_attacks.ipynb #d2c5085b
 @dataclass

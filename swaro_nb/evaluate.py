@@ -30,9 +30,9 @@ SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members and AutoAttack a
     **{k: dataclasses.replace(s, steps=10, options={**s.options, **({'n_targets': 3} if s.kind == 'apgd-t' else {})})
        for k, s in STRONG_ATTACKS.items() if s.kind in ('apgd', 'apgd-t')},
     **{k: dataclasses.replace(s, steps=10, restarts=2) for k, s in STRONG_ATTACKS.items() if s.kind == 'pgd'},
-    **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100}) for k, s in AUTOATTACK_ATTACKS.items()},
+    **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100, 'n_targets': 3}) for k, s in AUTOATTACK_ATTACKS.items()},
 }
-_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'attacks', 'flags')
+_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'aa_chain', 'shards', 'attacks', 'flags')
 
 def subset_indices(n: int,  # size of the set
                    k: int | None,  # how many to keep (None or >= n: all)
@@ -124,6 +124,9 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  autoattack_n: int | None = 2000,  # AutoAttack on the first this many test images (None: all)
                  fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy of each classifier (the same function)
                  members: dict | None = None,  # AttackSpecs replacing the attacks of these names (e.g. SMOKE_MEMBERS)
+                 chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see `evaluate_robustness`)
+                 workers: list | None = None,  # devices of the attack processes, e.g. ['cuda:0', 'cuda:1'] (None: attacks in this process)
+                 shards: int | None = None,  # blocks of test images each unit of attack work is split into (None: one per worker)
                 ) -> dict:  # the results record (what is written to JSON)
     "LE (and rLE) of a run's frozen encoder, then clean and adversarial accuracy of each classifier; written to `out/<run>-eval.json`."
     t_all = time.perf_counter()
@@ -137,11 +140,11 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     xs, ys, xt, yt = data['train_images'], data['train_labels'], data['test_images'], data['test_labels']
     head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
     lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
-    seconds, linear, metrics, flags, worst, aa_check = {}, {}, {}, [], {}, {}
+    seconds, linear, metrics, flags, worst, aa_check, ran, chain = {}, {}, {}, [], {}, {}, {}, {}
     def attack(model, key, label):  # clean and adversarial accuracies of one classifier; its timings, worst cases and flags recorded
         r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
-                                autoattack_n=autoattack_n, fast=fast, members=members)
-        seconds[f'attacks_{key}'] = r['seconds']; worst[key] = r['worst']; aa_check[key] = r['aa_check']
+                                autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
+        seconds[f'attacks_{key}'] = r['seconds']; worst[key] = r['worst']; aa_check[key] = r['aa_check']; ran.update(r['attacks']); chain.update(r['aa_chain'])
         flags.extend(f"{label}: {f}" for f in r['flags'])
         return _accs(r)
     heads = [('le', 'LE', linear_eval, le_epochs, le_lr)] + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
@@ -161,8 +164,9 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                budgets=dict(le_epochs=le_epochs, le_lr=le_lr, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
-                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast,
-                            attacks={k: asdict(s) for k, s in resolve_attacks(specs, overrides=members).items()}),
+                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=shards or (len(workers) if workers else 1),
+                            chain_autoattack=chain_autoattack, aa_chain=chain,
+                            attacks=ran or {k: asdict(s) for k, s in resolve_attacks(specs, overrides=members).items()}),
                seconds=seconds, flags=flags, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None: res['path'] = str(atomic_json(res, path))
@@ -387,8 +391,9 @@ def evaluate_runs(runs: list,  # run folders
         recs = [r for r in done['eval'] if r['dataset'] == ds]
         print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
         if table3 and ds == 'cifar10': print(comparison_table('table3', recs))
+    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'workers', 'shards', 'chain_autoattack')}   # what transfer and Table 4 take
     if transfer:
-        done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **{k: v for k, v in common.items() if k not in ('members', 'fast')})
+        done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **heads_only)
                             for r in runs]
         for t in done['transfer']: print(f"transfer {t['run']}: {t['source']} -> {t['target']}: {t['metrics']['clean']:.2f}%  -> {t['path']}")
         print(comparison_table('table5', done['transfer']))
@@ -396,7 +401,7 @@ def evaluate_runs(runs: list,  # run folders
         done['tsne'] = [_tsne_run(r, dataset, dest, tsne_points, common.get('device'), common.get('seed', 0), common.get('data_root'))
                         for r in runs]
     if black_box or black_box_only:
-        bb = done['black_box'] = black_box_table(runs, le_epochs=le_epochs, out=dest, **{k: v for k, v in common.items() if k not in ('members', 'fast')})
+        bb = done['black_box'] = black_box_table(runs, le_epochs=le_epochs, out=dest, **heads_only)
         print(comparison_table('table4', [bb])); print(f"black-box -> {bb['path']}")
         for f in bb['flags']: print(f"  flag: {f}")
         if not paper_comparable(bb): print(smoke_note(bb))

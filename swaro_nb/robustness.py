@@ -4,7 +4,7 @@
 
 # %% ../nbs/07a_robustness.ipynb #e4c8b605
 from __future__ import annotations
-import copy, math, time
+import copy, dataclasses, math, time
 from dataclasses import asdict
 import torch
 import torch.nn as nn
@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 from .core import eval_mode, to_float, describe, check_int
 from .encoder import fold_bn
 from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, target_labels, Logits, ALL_ATTACKS,
-                                   DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN)
+                                   DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN, AA_TARGETS)
 
 # %% auto #0
 __all__ = ['AA_TOLERANCE', 'AA_PAIRS', 'sanity_flags', 'attack_copy', 'evaluate_robustness', 'black_box_matrix']
@@ -130,6 +130,122 @@ def _aa_check(robust: dict, specs: dict, n_aa: int) -> dict:
             out[col] = dict(column=c, autoattack=a, autoattack_key=aa, gap=c - a, n=n_aa, guarded=specs[col].kind == 'worst')
     return out
 
+def _chains(specs: dict, requested: list) -> dict:
+    "AutoAttack columns that continue a worst-case column: {aa: column} where the column's members hold AutoAttack's own APGD-CE and APGD-T."
+    out = {}
+    for col, aa in AA_PAIRS.items():
+        if col not in requested or aa not in requested or aa in out or specs[col].kind != 'worst' or specs[aa].kind != 'autoattack': continue
+        a, kinds = specs[aa], {specs[m].kind: specs[m] for m in specs[col].members}
+        same = lambda s: s.norm == a.norm and math.isclose(s.eps, a.eps) and s.steps == a.steps and s.restarts == 1
+        if ('apgd' in kinds and 'apgd-t' in kinds and same(kinds['apgd']) and same(kinds['apgd-t']) and math.isclose(specs[col].eps, a.eps)
+                and (kinds['apgd-t'].options.get('n_targets') or AA_TARGETS) == a.options.get('n_targets', AA_TARGETS)):
+            out[aa] = col
+    return out
+
+def _units(specs: dict, requested: list, chained: dict, N: int, shards: int = 1) -> list:
+    "The work in independent units: a worst-case column with its members asked for alone and the AutoAttack continuing it, or one attack alone; each on each of `shards` contiguous blocks of the images."
+    alone = [k for k in requested if specs[k].kind not in ('clean', 'worst')]
+    base, taken = [], set(chained)
+    for col in [k for k in requested if specs[k].kind == 'worst']:
+        pre = [m for m in specs[col].members if m in alone and m not in taken]
+        taken.update(pre)
+        base.append(dict(alone=pre, col=col, aa=[a for a, c in chained.items() if c == col]))
+    base += [dict(alone=[k], col=None, aa=[]) for k in alone if k not in taken]
+    bounds = [round(i * N / shards) for i in range(shards + 1)]
+    return [dict(u, lo=lo, hi=hi) for u in base for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+
+def _cost(u: dict, specs: dict) -> float:
+    "A rough relative cost of a unit (gradient steps times images), to start the longest first."
+    def c(s): return (s.steps * s.restarts * (AA_TARGETS if s.kind == 'apgd-t' else 1) if s.kind != 'autoattack'
+                      else s.steps * (2 + 2 * AA_TARGETS) + s.options.get('n_queries', 5000) / 2)
+    names = u['alone'] + (list(specs[u['col']].members) if u['col'] else []) + u['aa']
+    return sum(c(specs[n]) for n in names) * (2 if u['col'] and specs[u['col']].norm == 'l2' else 1) * (u['hi'] - u['lo'])
+
+def _exec_unit(u: dict, job: dict) -> dict:
+    "Run one unit on its images lo:hi: predictions of the attacks run alone, the worst case's mask and robust count after each member, the chained AutoAttack's mask; seconds per attack."
+    m, xs, ys, specs, dev, n_aa = job['model'], job['xs'], job['ys'], job['specs'], job['dev'], job['n_aa']
+    lo, hi = u['lo'], u['hi']
+    secs, preds, masks, steps = {}, {}, {}, []
+    sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
+    def run(name, spec, idx):
+        sync(); t0 = time.perf_counter()
+        bs = max(job['batch_size'], job['big_batch']) if spec.kind in ('apgd', 'apgd-t', 'autoattack') else job['batch_size']
+        p = _run_on(m, xs, ys, idx, name, spec, job['n_classes'], bs, dev, job['dt'], job['seed'], job['amp'], job['backend'])
+        sync(); secs[name] = secs.get(name, 0.0) + time.perf_counter() - t0
+        return p
+    for k in u['alone']:
+        top = min(hi, n_aa) if specs[k].kind == 'autoattack' else hi
+        if top > lo: preds[k] = run(k, specs[k], torch.arange(lo, top, device=dev)).cpu()
+    if u['col']:
+        r = job['clean'][lo:hi].clone()
+        for mem in specs[u['col']].members:   # each member runs on the images the earlier ones left correctly classified
+            if mem in preds and len(preds[mem]) == hi - lo: r &= preds[mem].to(dev) == ys[lo:hi]
+            else:
+                idx = r.nonzero().squeeze(1) + lo
+                if len(idx): r[idx - lo] = run(mem, specs[mem], idx) == ys[idx]
+            steps.append([mem, r.sum().item()])
+        masks[u['col']] = r.cpu()
+        for aa in u['aa']:   # AutoAttack's FAB-T and Square on the images the worst case (with AutoAttack's APGD-CE and APGD-T) left
+            a = r[:max(0, min(hi, n_aa) - lo)].clone(); idx = a.nonzero().squeeze(1) + lo
+            if len(idx): a[idx - lo] = run(aa, _aa_rest(specs[aa]), idx) == ys[idx]
+            masks[aa] = a.cpu()
+    return dict(lo=lo, preds=preds, masks=masks, steps=steps, secs=secs)
+
+def _aa_rest(spec: AttackSpec) -> AttackSpec:
+    "What a chained AutoAttack still runs: its FAB-T and Square (its APGD-CE and APGD-T are the worst case's members)."
+    return dataclasses.replace(spec, options={**spec.options, 'components': ('fab-t', 'square')})
+
+_JOB = {}
+def _worker_init(model, xs, ys, clean, device, fast, threads, job):
+    "A worker process: the classifier (and its attack copy) and the images on its device."
+    if threads: torch.set_num_threads(threads)
+    dev = torch.device(device)
+    if dev.type == 'cuda': torch.cuda.set_device(dev)
+    model = model.to(dev).eval()
+    _JOB.update(job, model=attack_copy(model, dev) if fast else model, xs=xs.to(dev), ys=ys.to(dev), clean=clean.to(dev), dev=dev)
+
+def _worker_run(u): return _exec_unit(u, _JOB)
+
+def _run_units(units: list, job: dict, workers, model, fast, bar) -> list:
+    "Run the units here, one after another, or in one process per entry of `workers` (devices), the costliest first as each process frees."
+    if not workers:
+        out = []
+        for u in units: out.append(_exec_unit(u, job)); bar.update(1)
+        return out
+    from concurrent.futures import ProcessPoolExecutor, wait, FIRST_COMPLETED
+    from concurrent.futures.process import BrokenProcessPool
+    import swaro_nb.robustness as here   # the workers' functions by their module's name (also when this runs from the notebook)
+    ctx = torch.multiprocessing.get_context('spawn')
+    cpu_workers = sum(torch.device(d).type == 'cpu' for d in workers)
+    threads = max(1, torch.get_num_threads() // max(1, cpu_workers)) if cpu_workers else 2
+    small = {k: job[k] for k in ('specs', 'n_classes', 'batch_size', 'big_batch', 'dt', 'seed', 'amp', 'backend', 'n_aa')}
+    cpu_model = copy.deepcopy(model).cpu()
+    pools = [ProcessPoolExecutor(1, mp_context=ctx, initializer=here._worker_init,
+                                 initargs=(cpu_model, job['xs'].cpu(), job['ys'].cpu(), job['clean'].cpu(), str(d), fast, threads, small))
+             for d in workers]
+    order = sorted(range(len(units)), key=lambda i: -_cost(units[i], job['specs']))
+    out, running, free, ok = [None] * len(units), {}, list(pools), False   # running: future -> (its process pool, unit index)
+    try:
+        while order or running:
+            while order and free:
+                p, i = free.pop(0), order.pop(0)
+                running[p.submit(here._worker_run, units[i])] = (p, i)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                p, i = running.pop(f)
+                try: out[i] = f.result()
+                except BrokenProcessPool as e:
+                    raise RuntimeError(f"an attack process on {workers[pools.index(p)]} died ({e}); out of memory? On spawn, a script that "
+                                       "evaluates with workers must do so under `if __name__ == '__main__':`") from None
+                free.append(p); bar.update(1)
+        ok = True
+    finally:
+        for p in pools:
+            if not ok:   # a unit failed: stop the others now rather than after their current unit
+                for proc in list((p._processes or {}).values()): proc.terminate()
+            p.shutdown(wait=True, cancel_futures=True)
+    return out
+
 # %% ../nbs/07a_robustness.ipynb #f7c5be7d
 def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `LinearClassifier`); evaluated in eval mode
                         images: torch.Tensor,  # (N, 3, H, W) uint8 test images (or [0,1] float)
@@ -146,55 +262,64 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy (the same function)
                         members: dict | None = None,  # AttackSpecs replacing the attacks of these names wherever they run (worst-case members, AutoAttack)
                         big_batch: int = 2048,  # images per batch for APGD, APGD-T and AutoAttack (launch-bound on small batches)
-                       ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'attacks', 'flags'
+                        chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see below); False: runs alone
+                        workers: list | None = None,  # devices ('cuda:0', 'cuda:1', 'cpu', ...), one attack process each (None: all here)
+                        shards: int | None = None,  # contiguous blocks of images each unit of work is split into (None: one per worker, 1 without)
+                       ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'aa_chain', 'attacks', 'flags'
     "Clean and adversarial accuracy (percent) of a classifier: per-image worst cases, protocol columns, AutoAttack check and guards."
     specs = resolve_attacks(attacks, overrides=members)     # the columns asked for, and the members of the worst cases
     requested = [attacks] if isinstance(attacks, str) else list(attacks)
     _check_set(images, labels)
     if backend not in ('ours', 'torchattacks'): raise ValueError(f"backend must be 'ours' or 'torchattacks', got {backend!r}")
     check_int(batch_size, 'batch_size'); check_int(big_batch, 'big_batch'); check_int(autoattack_n, 'autoattack_n', none=True)
+    if workers is not None:
+        if isinstance(workers, str) or not list(workers): raise ValueError(f"workers must be a non-empty list of devices, got {workers!r}")
+        workers = [str(torch.device(w)) for w in workers]
+    shards = check_int(shards, 'shards', none=True) or (len(workers) if workers else 1)
     dev, dt = _model_device(model, device), _float_dtype(model)
     model = model.to(dev)
     xs, ys = images.to(dev), labels.to(dev)
     N = len(ys); n_aa = N if autoattack_n is None else min(autoattack_n, N)
-    sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
+    specs.setdefault('clean', CLEAN['clean'])
+    chained = _chains(specs, requested) if chain_autoattack else {}
+    units = _units(specs, requested, chained, N, shards)
     out, secs, robust, worst = {}, {}, {}, {}
     with eval_mode(model):
         m = attack_copy(model, dev) if fast else model
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
-        def run(name, idx):   # predictions on the adversarial images of attack `name` for the images idx
-            sync(); t0 = time.perf_counter()
-            bs = max(batch_size, big_batch) if specs[name].kind in ('apgd', 'apgd-t', 'autoattack') else batch_size
-            p = _run_on(m, xs, ys, idx, name, specs[name], n_classes, bs, dev, dt, seed, amp, backend)
-            sync(); secs[name] = secs.get(name, 0.0) + time.perf_counter() - t0
-            return p
-        alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst')]
-        cols = [k for k in requested if specs[k].kind == 'worst']
-        bar = tqdm(total=len(alone) + len(cols), desc='robustness', disable=not progress, leave=False)
-        specs.setdefault('clean', CLEAN['clean'])
-        for name in alone:
-            idx = torch.arange(n_aa if specs[name].kind == 'autoattack' else N, device=dev)
-            p = run(name, idx)
-            robust[name] = p == ys[idx]
-            out[name] = _pct(robust[name])
-            if specs[name].targeted: out[f'{name}_hit'] = _pct(p == target_labels(ys[idx], n_classes))
-            if name == 'clean' and any(specs[k].targeted for k in alone): out['clean_t_hit'] = _pct(p == target_labels(ys, n_classes))
-            bar.update(1)
-        for col in cols:   # per-image worst case: each member runs on the images the earlier ones left correctly classified
-            r, steps = robust['clean'].clone(), []
-            for mem in specs[col].members:
-                if mem in robust and len(robust[mem]) == N: r &= robust[mem]
-                else:
-                    idx = r.nonzero().squeeze(1)
-                    if len(idx): r[idx] = run(mem, idx) == ys[idx]
-                steps.append([mem, _pct(r)])
-            robust[col], worst[col] = r, steps
-            out[col] = _pct(r)
-            bar.update(1)
+        job = dict(model=m, xs=xs, ys=ys, specs=specs, dev=dev, n_aa=n_aa, n_classes=n_classes, batch_size=batch_size,
+                   big_batch=big_batch, dt=dt, seed=seed, amp=amp, backend=backend)
+        bar = tqdm(total=len(units) + 1, desc='robustness', disable=not progress, leave=False)
+        r0 = _exec_unit(dict(alone=['clean'], col=None, aa=[], lo=0, hi=N), {**job, 'clean': None})
+        bar.update(1)
+        job['clean'] = r0['preds']['clean'].to(dev) == ys
+        results = [r0] + _run_units(units, job, workers, model, fast, bar)
         bar.close()
+    ysc, parts, counts = ys.cpu(), {}, {}
+    for r in sorted(results, key=lambda r: r['lo']):   # the shards of each attack in image order
+        for k, v in (r['preds'] | r['masks']).items(): parts.setdefault(k, []).append(v)
+        for k, v in r['secs'].items(): secs[k] = secs.get(k, 0.0) + v
+    merged = {k: torch.cat(v) for k, v in parts.items()}
+    preds = {k: merged[k] for r in results for k in r['preds']}
+    alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst') and k not in chained]
+    for name in alone:
+        p = preds[name]; yi = ysc[:len(p)]
+        robust[name] = p == yi
+        out[name] = _pct(robust[name])
+        if specs[name].targeted: out[f'{name}_hit'] = _pct(p == target_labels(yi, n_classes))
+        if name == 'clean' and any(specs[k].targeted for k in alone): out['clean_t_hit'] = _pct(p == target_labels(ysc, n_classes))
+    robust.update({k: merged[k] for r in results for k in r['masks']})
+    for u, r in zip(units, results[1:]):
+        if u['col']:
+            c = counts.setdefault(u['col'], [[m, 0] for m, _ in r['steps']])
+            for s, (_, n) in zip(c, r['steps']): s[1] += n
+    worst = {col: [[m, n * 100 / N] for m, n in c] for col, c in counts.items()}
+    for col in [k for k in requested if specs[k].kind == 'worst']: out[col] = _pct(robust[col])
+    for aa in chained: out[aa] = _pct(robust[aa])
+    ran = {k: (_aa_rest(s) if k in chained else s) for k, s in specs.items()}
     if black_box is not None: out['black_box'] = black_box
-    out.update(n=N, n_autoattack=n_aa if any(specs[k].kind == 'autoattack' for k in alone) else None, seconds=secs, worst=worst,
-               aa_check=_aa_check(robust, specs, n_aa), attacks={k: asdict(s) for k, s in specs.items()})
+    out.update(n=N, n_autoattack=n_aa if any(specs[k].kind == 'autoattack' for k in requested) else None, seconds=secs, worst=worst,
+               aa_check=_aa_check(robust, specs, n_aa), aa_chain=chained, shards=shards, attacks={k: asdict(s) for k, s in ran.items()})
     out['flags'] = sanity_flags(out)
     return out
 

@@ -7,7 +7,14 @@
 #   EPOCHS (200), DEADLINE (1500 s after launch: $S/pack.tar and $S/DONE exist by then), EVAL_RESERVE (420 s kept for the
 #   evaluation when a training starts: the training gets --time-limit-s and stops checkpointed, run.json written),
 #   EVAL (the evaluation's flags; default: LE 150 epochs, no rLE, 2,000 test images, every worst-case column with the
-#   protocols, RoCL's protocol, AutoAttack l_inf and l_2, Table 3, t-SNE), GPUS (0,1).
+#   protocols, RoCL's protocol, AutoAttack l_inf and l_2, Table 3), TSNE (1: the run's t-SNE map, drawn beside the first
+#   evaluation pass in a process of its own, into eval/<name>-tsne.png), GPUS (0,1),
+#   HELP (optional, aligned with GPUS: a second GPU for each run's evaluation, e.g. 2,3: the evaluation then runs its
+#   attacks in PROCS processes a GPU over both, --workers), PROCS (2),
+#   PRECISIONS (fp32: each run is evaluated once per entry, in order, into eval/<precision>/; "bf16 fp32": bf16 first,
+#   then float32 only when at least LATER_MIN (330) seconds are left),
+#   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
+#   before DEADLINE, so give what it starts deadlines of its own; what it leaves under $S/side is packed).
 # Launch it from a copy of the checkout (the job outlives the call that starts it):
 #   cp -r . /root/swaro/code && cd /root/swaro/code && SWARO_COMMIT=<sha> RUNS="..." \
 #     setsid nohup bash tools/gpu/repro_session.sh > /root/swaro/repro.log 2>&1 < /dev/null &
@@ -24,10 +31,10 @@ log() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*" | tee -a $S/events.lo
 pack() {
   for d in $R/*/; do [ -d "$d" ] || continue; n=$(basename $d); mkdir -p $S/records/$n
     cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
-  tar -cf $S/pack.tar -C $S events.log eval logs $( [ -d $S/records ] && echo records) 2>/dev/null; touch $S/DONE; log "packed"
+  tar -cf $S/pack.tar -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
-EV=(${EVAL:---le-epochs 150 --no-rle --n-test 2000 --table3 --rocl-protocol --autoattack --tsne})
+EV=(${EVAL:---le-epochs 150 --no-rle --n-test 2000 --table3 --rocl-protocol --autoattack})
 size=(--epochs $E --attack-warmup-epochs $(( (E + 19) / 20 )))   # the paper's instance-wise warm-up: 5% of the epochs
 if [ -n "${SMOKE:-}" ]; then
   E=${EPOCHS:-2}; RES=${EVAL_RESERVE:-120}
@@ -37,24 +44,47 @@ if [ -n "${SMOKE:-}" ]; then
 fi
 IFS=, read -ra G <<< "${GPUS:-0,1}"
 
-one() {  # GPU, name, preset, seed, more train flags (comma-separated)
-  local g=$1 name=$2 preset=$3 seed=$4 more=${5:-}; local t=$(( $(left) - RES - 30 ))
+IFS=, read -ra HL <<< "${HELP:-}"; PR=(${PRECISIONS:-fp32}); LATER_MIN=${LATER_MIN:-330}
+
+one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
+  local k=$1 g=$2 name=$3 preset=$4 seed=$5 more=${6:-}; local t=$(( $(left) - RES - 30 ))
   [ $t -gt 60 ] || { log "$name: no time left to train"; return; }
   log "$name: training on GPU $g ($preset, seed $seed, $E epochs, time limit $t s)"
   CUDA_VISIBLE_DEVICES=$g timeout $(( t + 60 )) $PY -m swaro_nb.cli train --preset $preset --name $name --seed $seed "${size[@]}" \
     ${more//,/ } --time-limit-s $t --out-dir $R --progress false > $S/logs/train_$name.log 2>&1
   log "$name: train exit $? ($(tail -c 300 $S/logs/train_$name.log | tail -1))"
   [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
-  local te=$(( $(left) - 40 )); [ $te -gt 30 ] || { log "$name: no time left to evaluate"; return; }
-  log "$name: evaluating on GPU $g (at most $te s)"
-  CUDA_VISIBLE_DEVICES=$g timeout $te $PY -m swaro_nb.cli eval $R/$name --out $S/eval --no-progress "${EV[@]}" > $S/logs/eval_$name.log 2>&1
-  log "$name: eval exit $? ($(tail -c 300 $S/logs/eval_$name.log | tail -1))"
+  local h=${HL[$k]:-} gs=$g w=()
+  local d0=cuda:0 d1=cuda:1; [ -n "${SMOKE:-}" ] && d0=cpu d1=cpu   # dry run: the worker processes on the CPU
+  if [ -n "$h" ]; then gs=$g,$h; w=(--workers $(for i in $(seq ${PROCS:-2}); do printf "$d0,$d1,"; done | sed 's/,$//')); fi
+  local first=1
+  for p in "${PR[@]}"; do
+    local te=$(( $(left) - 40 ))
+    if [ $first = 0 ] && [ $te -lt $LATER_MIN ]; then log "$name: $te s left, no $p evaluation"; continue; fi
+    [ $te -gt 30 ] || { log "$name: no time left to evaluate ($p)"; continue; }
+    mkdir -p $S/eval/$p
+    log "$name: evaluating ($p) on GPU $gs ${w[*]} (at most $te s)"
+    if [ $first = 1 ] && [ "${TSNE:-1}" = 1 ] && [ -z "${SMOKE:-}" ]; then   # the t-SNE map beside the evaluation (CPU-bound, its own process)
+      CUDA_VISIBLE_DEVICES=$g timeout $te $PY -c "import sys, json; from swaro_nb.data import load_cifar; from swaro_nb.evaluate import tsne_plot
+te = load_cifar(json.load(open(sys.argv[1] + '/config.json'))['dataset'], False)
+tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2], seed=0)" $R/$name $S/eval/$name-tsne.png > $S/logs/tsne_$name.log 2>&1 &
+    fi
+    CUDA_VISIBLE_DEVICES=$gs timeout $te $PY -m swaro_nb.cli eval $R/$name --out $S/eval/$p --no-progress "${EV[@]}" "${w[@]}" \
+      $( [ $p = bf16 ] && echo --attack-bf16 ) > $S/logs/eval_${name}_$p.log 2>&1
+    log "$name: eval ($p) exit $? ($(tail -c 300 $S/logs/eval_${name}_$p.log | tail -1))"
+    first=0
+  done
+  wait   # the t-SNE map
 }
-i=0
+if [ -n "${SIDE:-}" ]; then
+  mkdir -p $S/side; log "side job: $SIDE"
+  S=$S timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
+fi
+i=0; pids=()
 for spec in ${RUNS:?set RUNS}; do
   IFS=: read -r name preset seed more <<< "$spec"
-  one ${G[$(( i % ${#G[@]} ))]} $name $preset $seed "${more:-}" &
-  i=$((i + 1)); [ $(( i % ${#G[@]} )) -eq 0 ] && wait   # one run a GPU at a time
+  one $(( i % ${#G[@]} )) ${G[$(( i % ${#G[@]} ))]} $name $preset $seed "${more:-}" & pids+=($!)
+  i=$((i + 1)); if [ $(( i % ${#G[@]} )) -eq 0 ]; then wait "${pids[@]}"; pids=(); fi   # one run a GPU at a time
 done
 wait
 log "all done"
