@@ -44,6 +44,7 @@ class TrainConfig:
     cluster_every: int = 1            # SwARo: refresh pseudo-labels every this many epochs after warm-up
     cluster_features: str = 'encoder' # SwARo: 'encoder' (h) or 'projection' (z) features are clustered
     kmeans_iters: int = 20            # SwARo: k-means iterations per refresh
+    swaro_targets: str = 'clusters'   # SwARo: 'clusters' (the paper: beta = +1 for same-cluster pairs); 'random': every image its own cluster, no k-means (the ablation)
     loss_form: str = 'paper'          # 'paper': NT-Xent(x1+delta, x2); 'rocl': 3-view loss + 1/256 term; 'rocl-code': exactly as RoCL's code
     attack_detach_keys: bool = False  # training attack's NT-Xent without gradient through its keys (RoCL's code: True)
     sync_bn: bool = False             # DDP: synchronised batch-norm statistics across GPUs (RoCL's code: True)

@@ -143,10 +143,12 @@ class SwARo(RoCL):
         if cfg.attack_warmup_epochs < 0: bad('attack_warmup_epochs', f"must be >= 0, got {cfg.attack_warmup_epochs}")
         if cfg.cluster_features not in ('encoder', 'projection'): bad('cluster_features', f"'encoder' or 'projection', got {cfg.cluster_features!r}")
         if cfg.n_clusters > cfg.n_train: bad('n_clusters', f"K={cfg.n_clusters} exceeds the {cfg.n_train} training images")
+        if cfg.swaro_targets not in ('clusters', 'random'): bad('swaro_targets', f"'clusters' or 'random', got {cfg.swaro_targets!r}")
     def wants_clusters(self, epoch: int) -> bool:
-        "Whether pseudo-labels are refreshed before `epoch`."
+        "Whether pseudo-labels are refreshed before `epoch` (never for random targets)."
         c = self.cfg
-        return epoch >= c.attack_warmup_epochs and c.p > 0 and (epoch - c.attack_warmup_epochs) % c.cluster_every == 0
+        return (c.swaro_targets == 'clusters' and epoch >= c.attack_warmup_epochs and c.p > 0
+                and (epoch - c.attack_warmup_epochs) % c.cluster_every == 0)
     @torch.no_grad()
     def refresh_clusters(self, tr) -> float:
         "Recompute the pseudo-labels of the training set (rank 0, broadcast); returns seconds."
@@ -164,9 +166,10 @@ class SwARo(RoCL):
     def loss(self, tr, idx, x, y):
         c, zero = self.cfg, torch.zeros((), device=x.device)
         x1, x2 = tr.views(x)
-        if self.pseudo is not None and tr.epoch >= c.attack_warmup_epochs and tr.rng.random() < c.p:
+        random_targets = c.swaro_targets == 'random'   # every image its own cluster: beta = -1 but for the permutation's fixed points
+        if (random_targets or self.pseudo is not None) and tr.epoch >= c.attack_warmup_epochs and tr.rng.random() < c.p:
             with tr.phase('attack'):
-                x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, self.pseudo[idx], eps=c.eps, alpha=c.alpha, steps=c.attack_steps,
+                x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, idx if random_targets else self.pseudo[idx], eps=c.eps, alpha=c.alpha, steps=c.attack_steps,
                                             temperature=c.temperature, generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core,
                                             groups=local_groups(tr))
             used = torch.ones((), device=x.device)

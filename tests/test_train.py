@@ -98,3 +98,12 @@ def test_rocl_code_objective_trains(tmp_path):
     t = train(make_config('smoke', name='rc', out_dir=str(tmp_path), **{**TINY, 'epochs': 3, **over}))
     assert t.cfg.loss_form == 'rocl-code' and t.cfg.attack_detach_keys and len(t.history) == 3
     assert all(torch.isfinite(torch.tensor(r['loss'])) for r in t.history)
+
+def test_random_target_swaro_trains_without_clusters(tmp_path):
+    "SwARo with swaro_targets='random' (the clusters' ablation): no k-means at any epoch, the SwARo attack on every batch after warm-up, beta = -1 on nearly every pair."
+    t = train(make_config('smoke', name='rt', out_dir=str(tmp_path), swaro_targets='random', p=1.0, **{**TINY, 'epochs': 3}))
+    assert t.method.pseudo is None and not any('cluster_seconds' in r for r in t.history)
+    after = [r for r in t.history if r['epoch'] > t.cfg.attack_warmup_epochs]
+    assert after and all(r['swaro_batches'] == 1.0 for r in after)
+    assert all(0.9 < r['frac_neg'] <= 1.0 for r in after)   # 1 - (fixed points of a permutation of 50) / 50
+    assert all(torch.isfinite(torch.tensor(r['loss'])) for r in t.history)

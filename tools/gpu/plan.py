@@ -74,7 +74,11 @@ VARIANTS = {'eager', 'base', *COMPILED}
 N_TRAIN, N_TEST = 50000, 10000
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
-                     train_images=N_TRAIN)
+                     train_images=N_TRAIN, procs=1)
+# procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS). The records time each
+# attack in its own process, so their seconds are process-seconds; ASSUMED: n processes divide them evenly. Measured at
+# 72234fe (results/eval/swaro-c10-200-s*-eval.json): 825 and 840 process-seconds in 4 processes over two H200s took
+# 221 s of wall-clock, 0.26-0.27 of the sum (1/4 would be 0.25).
 
 
 def spec_units(spec: dict) -> float:
@@ -304,7 +308,7 @@ class EvalModel:
         for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack'])):
             u = set_units(self.sets, key) if on else dict(all=0.0, robust=0.0, aa=0)
             units = n * (u['all'] + ROBUST_FRAC * u['robust']) + min(n, AA_N) * u['aa'] * self.aa_units
-            out[f'attacks_{key}'] = heads * units * self.unit_s
+            out[f'attacks_{key}'] = heads * units * self.unit_s / max(1, int(ev['procs'] or 1))
         out['total'] = sum(out.values())
         return out
 
