@@ -11,7 +11,7 @@ import torch
 from .core import as_device, atomic_save
 from .config import TrainConfig, ConfigError
 from .methods import get_method, check_config
-import swaro_nb.baselines  # noqa: F401  registers ACL, SwAV, SCL, CE, AT and TRADES, so their runs load like any other
+import swaro_nb.baselines, swaro_nb.contrastive_baselines  # noqa: F401  register CE, AT, TRADES and SCL, SwAV, ACL, so their runs load like any other
 
 # %% auto #0
 __all__ = ['WEIGHT_FILES', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights']

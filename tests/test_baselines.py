@@ -4,7 +4,8 @@ import pytest, torch
 from swaro_nb.config import ConfigError
 from swaro_nb.optim import lr_at
 from swaro_nb.train import train, Trainer
-from swaro_nb.baselines import BASELINES, baseline_config, SwAV
+from swaro_nb.baselines import BASELINES, baseline_config
+from swaro_nb.contrastive_baselines import SwAV
 
 TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=1, attack_steps=2, monitor_every=1,
             monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
