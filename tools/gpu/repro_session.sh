@@ -78,7 +78,9 @@ tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2
 }
 if [ -n "${SIDE:-}" ]; then
   mkdir -p $S/side; log "side job: $SIDE"
-  S=$S timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
+  # this job's settings cleared in its environment: a side job that is itself a repro_session.sh must neither start the side
+  # job again nor take this job's GPUs, helpers or budgets (it sets its own in its command)
+  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
 fi
 i=0; pids=()
 for spec in ${RUNS:?set RUNS}; do
