@@ -140,11 +140,11 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     xs, ys, xt, yt = data['train_images'], data['train_labels'], data['test_images'], data['test_labels']
     head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
     lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
-    seconds, linear, metrics, flags, worst, aa_check, ran, chain = {}, {}, {}, [], {}, {}, {}, {}
+    seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used = {}, {}, {}, [], {}, {}, {}, {}, set()
     def attack(model, key, label):  # clean and adversarial accuracies of one classifier; its timings, worst cases and flags recorded
         r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
                                 autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
-        seconds[f'attacks_{key}'] = r['seconds']; worst[key] = r['worst']; aa_check[key] = r['aa_check']; ran.update(r['attacks']); chain.update(r['aa_chain'])
+        seconds[f'attacks_{key}'] = r['seconds']; worst[key] = r['worst']; aa_check[key] = r['aa_check']; ran.update(r['attacks']); chain.update(r['aa_chain']); shards_used.add(r['shards'])
         flags.extend(f"{label}: {f}" for f in r['flags'])
         return _accs(r)
     heads = [('le', 'LE', linear_eval, le_epochs, le_lr)] + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
@@ -164,9 +164,9 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                budgets=dict(le_epochs=le_epochs, le_lr=le_lr, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
-                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=shards or (len(workers) if workers else 1),
+                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
-                            attacks=ran or {k: asdict(s) for k, s in resolve_attacks(specs, overrides=members).items()}),
+                            attacks=ran),   # the specs as run (the LE head is always attacked)
                seconds=seconds, flags=flags, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None: res['path'] = str(atomic_json(res, path))

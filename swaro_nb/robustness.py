@@ -283,7 +283,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     specs.setdefault('clean', CLEAN['clean'])
     chained = _chains(specs, requested) if chain_autoattack else {}
     units = _units(specs, requested, chained, N, shards)
-    out, secs, robust, worst = {}, {}, {}, {}
+    out, secs, robust = {}, {}, {}
     with eval_mode(model):
         m = attack_copy(model, dev) if fast else model
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
