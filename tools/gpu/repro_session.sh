@@ -10,7 +10,11 @@
 #   protocols, RoCL's protocol, AutoAttack l_inf and l_2, Table 3), TSNE (1: the run's t-SNE map, drawn beside the first
 #   evaluation pass in a process of its own, into eval/<name>-tsne.png), GPUS (0,1),
 #   HELP (optional, aligned with GPUS: a second GPU for each run's evaluation, e.g. 2,3: the evaluation then runs its
-#   attacks in PROCS processes a GPU over both, --workers), PROCS (2),
+#   attacks in PROCS processes a GPU over both, --workers; a run's own GPU as its helper: PROCS processes on that GPU), PROCS (2),
+#   TRANSFER (optional dataset, e.g. cifar100: the evaluation also fits LE on it, Table 5, when its data is in $SWARO_DATA
+#   by the time the evaluation starts, so it may be staged while the runs train),
+#   WEIGHTS (1: each evaluated run's weights in float16, no optimiser state, cut into pieces of 15 MiB under $S/weights,
+#   <name>.weights.pt.<k>; `cat` them back together, in order, into a run folder's weights.pt),
 #   PRECISIONS (fp32: each run is evaluated once per entry, in order, into eval/<precision>/; "bf16 fp32": bf16 first,
 #   then float32 only when at least LATER_MIN (330) seconds are left),
 #   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
@@ -56,7 +60,10 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
   [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
   local h=${HL[$k]:-} gs=$g w=()
   local d0=cuda:0 d1=cuda:1; [ -n "${SMOKE:-}" ] && d0=cpu d1=cpu   # dry run: the worker processes on the CPU
-  if [ -n "$h" ]; then gs=$g,$h; w=(--workers $(for i in $(seq ${PROCS:-2}); do printf "$d0,$d1,"; done | sed 's/,$//')); fi
+  if [ -n "$h" ] && [ "$h" = "$g" ]; then w=(--workers $(for i in $(seq ${PROCS:-2}); do printf "$d0,"; done | sed 's/,$//'))
+  elif [ -n "$h" ]; then gs=$g,$h; w=(--workers $(for i in $(seq ${PROCS:-2}); do printf "$d0,$d1,"; done | sed 's/,$//')); fi
+  local tr=(); [ -n "${TRANSFER:-}" ] && { $PY -c "from swaro_nb.data import verify_dataset as v; v('$TRANSFER')" > /dev/null 2>&1 \
+    && tr=(--transfer $TRANSFER) || log "$name: no $TRANSFER data yet, no transfer LE"; }
   local first=1
   for p in "${PR[@]}"; do
     local te=$(( $(left) - 40 ))
@@ -69,18 +76,23 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
 te = load_cifar(json.load(open(sys.argv[1] + '/config.json'))['dataset'], False)
 tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2], seed=0)" $R/$name $S/eval/$name-tsne.png > $S/logs/tsne_$name.log 2>&1 &
     fi
-    CUDA_VISIBLE_DEVICES=$gs timeout $te $PY -m swaro_nb.cli eval $R/$name --out $S/eval/$p --no-progress "${EV[@]}" "${w[@]}" \
+    CUDA_VISIBLE_DEVICES=$gs timeout $te $PY -m swaro_nb.cli eval $R/$name --out $S/eval/$p --no-progress "${EV[@]}" "${w[@]}" "${tr[@]}" \
       $( [ $p = bf16 ] && echo --attack-bf16 ) > $S/logs/eval_${name}_$p.log 2>&1
     log "$name: eval ($p) exit $? ($(tail -c 300 $S/logs/eval_${name}_$p.log | tail -1))"
-    first=0
+    first=0; tr=()   # Table 5 once
   done
+  if [ "${WEIGHTS:-}" = 1 ]; then mkdir -p $S/weights
+    $PY -c "import sys; from swaro_nb.runs import export_weights; export_weights(sys.argv[1], sys.argv[2], half=True)" $R/$name $S/weights/$name.pt \
+      && split -b 15M -d -a 1 $S/weights/$name.pt $S/weights/$name.weights.pt. && rm $S/weights/$name.pt \
+      && log "$name: weights (float16) in $(ls $S/weights/$name.weights.pt.* | wc -l) piece(s)" || log "$name: weights not exported"
+  fi
   wait   # the t-SNE map
 }
 if [ -n "${SIDE:-}" ]; then
   mkdir -p $S/side; log "side job: $SIDE"
   # this job's settings cleared in its environment: a side job that is itself a repro_session.sh must neither start the side
   # job again nor take this job's GPUs, helpers or budgets (it sets its own in its command)
-  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
+  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= TRANSFER= WEIGHTS= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
 fi
 i=0; pids=()
 for spec in ${RUNS:?set RUNS}; do
