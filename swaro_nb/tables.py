@@ -11,7 +11,7 @@ import numpy as np
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results', 'paper_comparable',
-           'smoke_note', 'ours_only', 'comparison_table']
+           'smoke_note', 'ours_only', 'comparison_table', 'variant', 'seed_comparison']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -290,3 +290,40 @@ def comparison_table(table: str,  # one of TABLES
     parts = [markdown_table(paper_table(table, full))] if full else []
     if short and len(df := paper_table(table, short)): parts.append(markdown_table(ours_only(df)))
     return '\n\n'.join(parts)
+
+# %% ../nbs/10a_tables.ipynb #35cf9c6c
+def variant(rec: dict  # a results record (its method and config)
+           ) -> str:
+    "What a record trained: the method's row label, with SwARo's p and target rule where they differ from the paper's (0.75, clusters)."
+    cfg = rec.get('config') or {}
+    m = rec.get('method') or cfg.get('method')
+    lab, extra = _label(m), []
+    if m == 'swaro':
+        if cfg.get('p', 0.75) != 0.75: extra.append(f"p={cfg['p']:g}")
+        if cfg.get('swaro_targets', 'clusters') != 'clusters': extra.append(f"{cfg['swaro_targets']} targets")
+    return lab + (f" ({', '.join(extra)})" if extra else '')
+
+def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one per seed)
+                    b: list,  # eval records of the second group (e.g. RoCL)
+                    cols=METRIC_KEYS,  # metric keys to compare (those missing from a record are skipped)
+                    names=('a', 'b'),  # the two groups' names, used in the column headings
+                   ) -> 'pandas.DataFrame':  # a row per column: means, seed ranges, difference, two standard errors, verdict
+    "Two groups of seeds column by column: means, ranges, the difference of means, its test-sample noise and a verdict."
+    import pandas as pd
+    if not a or not b: raise ValueError(f"seed_comparison needs records in both groups, got {len(a)} and {len(b)}")
+    na, nb = names
+    rows = []
+    for k in cols:
+        xa = [r['metrics'][k] for r in a if k in r.get('metrics', {})]
+        xb = [r['metrics'][k] for r in b if k in r.get('metrics', {})]
+        if not xa or not xb: continue
+        ma, mb = float(np.mean(xa)), float(np.mean(xb))
+        ta = float(np.mean([r['budgets']['test_images'] for r in a if k in r['metrics']]))
+        tb = float(np.mean([r['budgets']['test_images'] for r in b if k in r['metrics']]))
+        two_se = 2 * math.sqrt(ma * (100 - ma) / (ta * len(xa)) + mb * (100 - mb) / (tb * len(xb)))
+        d = ma - mb
+        verdict = ('ahead' if min(xa) > max(xb) and d > two_se else
+                   'behind' if max(xa) < min(xb) and -d > two_se else 'no clear difference')
+        rows.append({'column': k, na: ma, f'{na} seeds': f"{min(xa):.2f}–{max(xa):.2f} ({len(xa)})", nb: mb,
+                     f'{nb} seeds': f"{min(xb):.2f}–{max(xb):.2f} ({len(xb)})", 'diff': d, 'two_se': two_se, 'verdict': verdict})
+    return pd.DataFrame(rows)
