@@ -17,6 +17,11 @@
 #   <name>.weights.pt.<k>; `cat` them back together, in order, into a run folder's weights.pt),
 #   PRECISIONS (fp32: each run is evaluated once per entry, in order, into eval/<precision>/; "bf16 fp32": bf16 first,
 #   then float32 only when at least LATER_MIN (330) seconds are left),
+#   PRELOAD (optional run names trained in an earlier lease: each gets a folder in $R from results/runs/<name>/ and the
+#   weights /root/swaro/weights/<name>.pt, sent by .gpu/weights-* receive.sh and checked against results/weights-*.json; not
+#   trained or evaluated again, there for AFTER), AFTER (optional: a command run once every run is evaluated, with PY, R, S and
+#   LEFT (seconds to the deadline) set, bounded by the deadline, its output in logs/after.log, e.g. the black-box matrix:
+#   'python3 -m swaro_nb.cli eval $R/a $R/b --black-box-only --out $S/eval/fp32 --n-test 2000 --le-epochs 150 --no-progress'),
 #   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
 #   before DEADLINE, so give what it starts deadlines of its own; what it leaves under $S/side is packed).
 # Launch it from a copy of the checkout (the job outlives the call that starts it):
@@ -35,7 +40,8 @@ log() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*" | tee -a $S/events.lo
 pack() {
   for d in $R/*/; do [ -d "$d" ] || continue; n=$(basename $d); mkdir -p $S/records/$n
     cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
-  tar -cf $S/pack.tar -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
+  tar -cf $S/pack.tar --exclude='*.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='side/pack.tar' --exclude='weights' \
+    -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
 EV=(${EVAL:---le-epochs 150 --no-rle --n-test 2000 --table3 --rocl-protocol --autoattack})
@@ -88,11 +94,17 @@ tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2
   fi
   wait   # the t-SNE map
 }
+for n in ${PRELOAD:-}; do   # runs of an earlier lease, for AFTER
+  mkdir -p $R/$n && cp results/runs/$n/{config.json,run.json,metrics.jsonl} $R/$n/ && cp /root/swaro/weights/$n.pt $R/$n/weights.pt \
+    && $PY -c "import sys, json, glob, hashlib; want = {k: v['sha256'] for f in glob.glob('results/weights-*.json') for k, v in json.load(open(f))['runs'].items()}
+got = hashlib.sha256(open(sys.argv[2], 'rb').read()).hexdigest(); sys.exit(0 if want.get(sys.argv[1]) == got else 1)" $n $R/$n/weights.pt \
+    && log "$n: preloaded (weights checked)" || { log "$n: not preloaded (missing or wrong weights)"; rm -rf $R/$n; }
+done
 if [ -n "${SIDE:-}" ]; then
   mkdir -p $S/side; log "side job: $SIDE"
   # this job's settings cleared in its environment: a side job that is itself a repro_session.sh must neither start the side
   # job again nor take this job's GPUs, helpers or budgets (it sets its own in its command)
-  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= TRANSFER= WEIGHTS= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
+  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= TRANSFER= WEIGHTS= PRELOAD= AFTER= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
 fi
 i=0; pids=()
 for spec in ${RUNS:?set RUNS}; do
@@ -101,4 +113,8 @@ for spec in ${RUNS:?set RUNS}; do
   i=$((i + 1)); if [ $(( i % ${#G[@]} )) -eq 0 ]; then wait "${pids[@]}"; pids=(); fi   # one run a GPU at a time
 done
 wait
+if [ -n "${AFTER:-}" ] && [ $(left) -gt 60 ]; then
+  log "after: $AFTER"; PY=$PY R=$R S=$S LEFT=$(left) timeout $(( $(left) - 30 )) bash -c "$AFTER" > $S/logs/after.log 2>&1
+  log "after: exit $? ($(tail -c 300 $S/logs/after.log | tail -1))"
+fi
 log "all done"
