@@ -10,8 +10,9 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
-           'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results', 'paper_comparable',
-           'smoke_note', 'ours_only', 'comparison_table', 'variant', 'seed_comparison']
+           'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results',
+           'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'seed_comparison',
+           'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -327,3 +328,31 @@ def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one
         rows.append({'column': k, na: ma, f'{na} seeds': f"{min(xa):.2f}–{max(xa):.2f} ({len(xa)})", nb: mb,
                      f'{nb} seeds': f"{min(xb):.2f}–{max(xb):.2f} ({len(xb)})", 'diff': d, 'two_se': two_se, 'verdict': verdict})
     return pd.DataFrame(rows)
+
+# %% ../nbs/10a_tables.ipynb #e10cb5bb
+RADIUS_PAIRS = (('linf_8', 'linf_16'), ('l2_025', 'l2_05'), ('l1_784', 'l1_12'))  # (smaller, larger) radius of one norm
+
+def paper_anomalies(paper: dict | None = None,  # a dict like PAPER (default: PAPER)
+                    tables=('table1', 'table2', 'p_ablation', 'epochs_ablation', 'k_ablation'),  # tables with METRIC_KEYS rows
+                    repeats: int = 3,  # a value shared by at least this many attacked columns of a row is listed
+                   ) -> 'pandas.DataFrame':  # a row per finding: table, row, check, columns, values
+    "Every row of the paper's white-box tables that no correct attack can give: above clean, not lower at a larger radius, one value repeated."
+    import pandas as pd
+    paper = PAPER if paper is None else paper
+    out = []
+    for t in tables:
+        for key, row in paper.get(t, {}).items():
+            lab = f"{_label(key)}" if t in ('table1', 'table2') else f"{_ABLATION_LABEL.get(t, t)} = {key}"
+            for k in METRIC_KEYS[1:]:
+                if k in row and row[k] > row['clean']:
+                    out.append(dict(table=t, row=lab, check='above clean', columns=f"{k} > clean", values=f"{row[k]:.2f} > {row['clean']:.2f}"))
+            for a, b in RADIUS_PAIRS:
+                if a in row and b in row and row[b] >= row[a] and row[b] > 0:
+                    out.append(dict(table=t, row=lab, check='not lower at the larger radius', columns=f"{b} ≥ {a}",
+                                    values=f"{row[b]:.2f} ≥ {row[a]:.2f}"))
+            vals = [row[k] for k in METRIC_KEYS[1:] if k in row]
+            for v in sorted(set(vals)):
+                if vals.count(v) >= repeats and v > 0:
+                    out.append(dict(table=t, row=lab, check='one value repeated', columns=', '.join(k for k in METRIC_KEYS[1:] if row.get(k) == v),
+                                    values=f"{v:.2f} × {vals.count(v)}"))
+    return pd.DataFrame(out, columns=['table', 'row', 'check', 'columns', 'values'])
