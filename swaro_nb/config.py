@@ -146,6 +146,8 @@ PRESETS = {
     'c100-paper': dict(dataset='cifar100', epochs=2000, attack_warmup_epochs=100, n_clusters=5000),
     'c10-200': dict(dataset='cifar10', epochs=200, batch_size=512, attack_groups=2, attack_warmup_epochs=10, n_clusters=1000),
     'c10-200-rocl': dict(ROCL_CODE, dataset='cifar10', epochs=200),
+    'c100-200': dict(dataset='cifar100', epochs=200, batch_size=512, attack_groups=2, attack_warmup_epochs=10, n_clusters=5000),
+    'c100-200-rocl': dict(ROCL_CODE, dataset='cifar100', epochs=200),
 }
 
 def make_config(preset: str | None = None,  # a name in PRESETS, or None for the defaults
