@@ -14,7 +14,7 @@ import torch
 __all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS', 'CIFAR10_CLASSES', 'LAYOUTS',
            'DataError', 'first_sentence', 'data_root', 'check_name', 'fetch_command', 'writable_dir', 'file_digest',
            'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset', 'load_cifar',
-           'save_grid', 'balanced_subset', 'DeviceDataset', 'summary']
+           'save_grid', 'subset_indices', 'balanced_subset', 'DeviceDataset', 'summary']
 
 # %% ../nbs/00_data.ipynb #7dd3b48b
 DATASETS = ('cifar10', 'cifar100')
@@ -284,6 +284,14 @@ def save_grid(split: CifarSplit,          # a split from `load_cifar`
     return fig
 
 # %% ../nbs/00_data.ipynb #5775936d
+def subset_indices(n: int,  # size of the set
+                   k: int | None,  # how many to keep (None or >= n: all)
+                   seed: int = 0,  # seed of the random choice
+                  ) -> torch.Tensor:  # sorted int64 indices
+    "A seeded random subset of `range(n)` of size `k` (all of it when `k` is None), sorted."
+    if k is None or k >= n: return torch.arange(n)
+    return torch.randperm(n, generator=torch.Generator().manual_seed(seed))[:k].sort().values
+
 def balanced_subset(labels: torch.Tensor,  # int64 labels (N,)
                     per_class: int,        # images per class
                     seed: int = 0          # subset seed

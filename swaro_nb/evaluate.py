@@ -12,17 +12,17 @@ import torch
 import torch.nn as nn
 
 from .core import as_device, extract_features, run_stamp, atomic_json, check_int
-from .data import load_cifar, check_name, balanced_subset
+from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval
 from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
 from .robustness import evaluate_robustness, black_box_matrix
 from .runs import load_run
+from .tsne import tsne_plot
 from .tables import comparison_table, paper_comparable, smoke_note
 
 # %% auto #0
-__all__ = ['SMOKE', 'SMOKE_MEMBERS', 'BLACK_BOX_ATTACKS', 'subset_indices', 'eval_data', 'feature_dim', 'eval_dir',
-           'evaluate_run', 'transfer_eval', 'TSNEResult', 'tsne_plot', 'black_box_table', 'eval_budgets',
-           'evaluate_runs']
+__all__ = ['SMOKE', 'SMOKE_MEMBERS', 'BLACK_BOX_ATTACKS', 'eval_data', 'feature_dim', 'eval_dir', 'evaluate_run', 'transfer_eval',
+           'black_box_table', 'eval_budgets', 'evaluate_runs']
 
 # %% ../nbs/10b_evaluate.ipynb #27673441
 SMOKE = dict(le_epochs=3, rle_epochs=1, train_per_class=50, n_test=200)  # `--smoke`: CPU-sized budgets (attacks keep their steps)
@@ -33,14 +33,6 @@ SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members and AutoAttack a
     **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100, 'n_targets': 3}) for k, s in AUTOATTACK_ATTACKS.items()},
 }
 _NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'aa_chain', 'shards', 'attacks', 'flags')
-
-def subset_indices(n: int,  # size of the set
-                   k: int | None,  # how many to keep (None or >= n: all)
-                   seed: int = 0,  # seed of the random choice
-                  ) -> torch.Tensor:  # sorted int64 indices
-    "A seeded random subset of `range(n)` of size `k` (all of it when `k` is None), sorted."
-    if k is None or k >= n: return torch.arange(n)
-    return torch.randperm(n, generator=torch.Generator().manual_seed(seed))[:k].sort().values
 
 @functools.lru_cache(maxsize=4)
 def _cifar(name: str, train: bool, root: str | None):
@@ -214,54 +206,6 @@ def transfer_eval(run_dir,  # a run folder trained on one CIFAR
     path = _out_path(out, run_dir, f'{name}-transfer-{tgt}.json')
     if path is not None: res['path'] = str(atomic_json(res, path))
     return res
-
-# %% ../nbs/10b_evaluate.ipynb #3dbc77c6
-@dataclass
-class TSNEResult:
-    "A t-SNE map: the figure, the 2-D points, their labels and which images were used."
-    fig: object  # matplotlib Figure
-    embedding: np.ndarray  # (n, 2) t-SNE coordinates
-    labels: np.ndarray  # (n,) class of each point
-    indices: np.ndarray  # (n,) positions of the points in the `images` given
-
-def tsne_plot(encoder_or_run,  # an encoder module (images in [0,1] -> features) or a run folder
-              images: torch.Tensor,  # (N, 3, H, W) uint8 (or [0,1] float) images
-              labels,  # (N,) class labels
-              classes,  # class names, index = label
-              n: int = 2000,  # points to embed (a seeded random subset; all when N <= n)
-              path=None,  # PNG to write
-              device=None,  # where features are computed
-              seed: int = 0,  # subset and t-SNE seed
-              perplexity: float = 30.0,  # t-SNE perplexity (capped below n/3)
-              title: str | None = None,  # plot title
-             ) -> TSNEResult:
-    "t-SNE map of encoder features, coloured by class with a legend; optionally saved as PNG."
-    import matplotlib.pyplot as plt
-    from sklearn.manifold import TSNE
-    check_int(n, 'n')
-    if isinstance(encoder_or_run, nn.Module): enc = encoder_or_run
-    else:
-        net, method, cfg, _ = load_run(encoder_or_run, device)
-        enc = method.encoder(net); title = title or f"{Path(encoder_or_run).name} ({cfg.method})"
-    labels = torch.as_tensor(labels)
-    if len(labels) != len(images): raise ValueError(f"{len(images)} images but {len(labels)} labels")
-    idx = subset_indices(len(images), n, seed)
-    if len(idx) < 5: raise ValueError(f"t-SNE needs at least 5 points, got {len(idx)}")
-    dev = as_device(device) if device is not None else next(iter(enc.parameters()), torch.empty(0)).device
-    feats = extract_features(enc, images[idx], device=dev).cpu().double().numpy()
-    emb = TSNE(2, perplexity=min(perplexity, (len(idx) - 1) / 3), init='pca', learning_rate='auto', random_state=seed).fit_transform(feats)
-    lab = labels[idx].numpy()
-    fig, ax = plt.subplots(figsize=(7, 6))
-    cmap = plt.get_cmap('tab10' if len(classes) <= 10 else 'tab20' if len(classes) <= 20 else 'turbo')
-    for c in np.unique(lab):
-        m = lab == c
-        ax.scatter(emb[m, 0], emb[m, 1], s=4, color=cmap(c / max(len(classes) - 1, 1) if len(classes) > 20 else c), label=str(classes[c]))
-    if len(classes) <= 20: ax.legend(markerscale=3, fontsize=8, loc='center left', bbox_to_anchor=(1, 0.5), frameon=False)
-    ax.set(xticks=[], yticks=[], title=title or 't-SNE of encoder features')
-    fig.tight_layout()
-    if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110, bbox_inches='tight'); plt.close(fig)
-    return TSNEResult(fig, emb, lab, idx.numpy())
 
 # %% ../nbs/10b_evaluate.ipynb #2dbb3d3e
 BLACK_BOX_ATTACKS = ('pgd_linf_8', 'pgd_linf_16')  # Table 4: PGD-20 l_inf at 8/255 and 16/255

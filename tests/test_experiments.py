@@ -169,7 +169,23 @@ def test_report_notebook(tmp_path):
     # the p-ablation: p = 0 is RoCL, beside the paper's p rows
     assert f"| 0.25 | swaro-p025-c10-e120 | " in md and f"| {PAPER['p_ablation'][0.25]['clean']:.2f} |" in md
     # images: the training curves, the p-ablation plot and one t-SNE map per main run that has one
-    assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs)
+    # the 200-epoch section: SwARo - RoCL per column, recomputed here from the records with the verdict rule written out again
+    r200 = {r['run']: r for r in evals if r['kind'] == 'eval' and '-c10-200-s' in r['run']}
+    grp = lambda m: [r for r in r200.values() if r['method'] == m and r['config'].get('p', 0.75) == 0.75
+                     and r['config'].get('swaro_targets', 'clusters') == 'clusters']
+    s2, r2 = grp('swaro'), grp('rocl')
+    if s2 and r2:
+        for k in ('clean', 'linf_8', 'l2_05'):
+            a, b = [r['metrics'][k] for r in s2], [r['metrics'][k] for r in r2]
+            d = sum(a) / len(a) - sum(b) / len(b)
+            ma, mb, n = sum(a) / len(a), sum(b) / len(b), s2[0]['budgets']['test_images']
+            se2 = 2 * math.sqrt(ma * (100 - ma) / (n * len(a)) + mb * (100 - mb) / (n * len(b)))
+            v = 'ahead' if min(a) > max(b) and d > se2 else 'behind' if max(a) < min(b) and -d > se2 else 'no clear difference'
+            assert f"{k} {d:+.2f} ({v})" in md, (k, d, v)
+    # images: the training curves, the p-ablation plot and one t-SNE map per main run that has one; at 200 epochs the curves
+    # and the t-SNE maps of the first SwARo and RoCL runs that have one
+    tsne200 = sum(any((RES / 'eval' / f"{r['run']}-tsne.png").exists() for r in g) for g in (s2, r2))
+    assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs) + (1 if r200 else 0) + tsne200
     # limits, read from the records: baselines without an evaluation, with the error line of their training log where there is one
     evaluated = {r['method'] for r in evals if r['kind'] == 'eval'}
     for m in BASELINES:

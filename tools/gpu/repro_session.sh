@@ -78,7 +78,7 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
     mkdir -p $S/eval/$p
     log "$name: evaluating ($p) on GPU $gs ${w[*]} (at most $te s)"
     if [ $first = 1 ] && [ "${TSNE:-1}" = 1 ] && [ -z "${SMOKE:-}" ]; then   # the t-SNE map beside the evaluation (CPU-bound, its own process)
-      CUDA_VISIBLE_DEVICES=$g timeout $te $PY -c "import sys, json; from swaro_nb.data import load_cifar; from swaro_nb.evaluate import tsne_plot
+      CUDA_VISIBLE_DEVICES=$g timeout $te $PY -c "import sys, json; from swaro_nb.data import load_cifar; from swaro_nb.tsne import tsne_plot
 te = load_cifar(json.load(open(sys.argv[1] + '/config.json'))['dataset'], False)
 tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2], seed=0)" $R/$name $S/eval/$name-tsne.png > $S/logs/tsne_$name.log 2>&1 &
     fi
