@@ -156,7 +156,7 @@ def trades_kl(logits_adv: torch.Tensor,  # (B, K) logits of the adversarial imag
     with torch.autocast(logits_adv.device.type, enabled=False):
         la, ln = _f32(logits_adv), _f32(logits_nat)
         # log_target: the same value, but d/d(logits_nat) stays finite where softmax(ln) underflows to 0 (logit gap >~ 104);
-        # kl_div's xlogy(p, p) gives 0/0 = NaN there (torch >= 1.13; TRADES issue #30), older torch gave 0, as this does
+        # kl_div's xlogy(p, p) gives 0/0 = NaN there (torch >= 1.13; pytorch/pytorch#89558), older torch gave 0, as this does
         return F.kl_div(F.log_softmax(la, 1), F.log_softmax(ln, 1), reduction='sum', log_target=True) / la.shape[0]
 
 def trades_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode for the attack)
