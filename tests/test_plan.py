@@ -130,6 +130,17 @@ def test_evaluation_model(tmp_path, capsys):
     r = js['runs'][0]
     assert rc == 0 and r['eval_start_min'] == pytest.approx(1) and r['eval_s']['le'] == pytest.approx(10)
     assert 'AutoAttack ASSUMED' in out
+    # a model no attack leaves much of: worst-case members and AutoAttack on robust_frac of the images, not ROBUST_FRAC
+    q = m.predict(dict(le_epochs=150, rle_epochs=0, n_test=4000, autoattack=True, robust_frac=0.05), 0)
+    assert q['attacks_table1'] == pytest.approx(4000 * (1 + 6 * 21 + 0.05 * (4 * 101 + 4 * 9 * 101 + 2 * 3 * 51)) * unit)
+    assert q['attacks_autoattack'] == pytest.approx(plan.AA_N * 2 * plan.AA_UNITS * unit * 0.05 / plan.ROBUST_FRAC)
+    # the command gives CE, SCL, SimCLR and SwAV NONROBUST_FRAC unless the run says otherwise
+    runs = [dict(name='c', method='simclr', epochs=10, eval=dict(le_epochs=10, rle_epochs=0, n_test=1000, autoattack=True)),
+            dict(name='d', method='simclr', epochs=10, eval=dict(le_epochs=10, rle_epochs=0, n_test=1000, autoattack=True, robust_frac=0.5)),
+            dict(name='e', method='rocl', epochs=10, eval=dict(le_epochs=10, rle_epochs=0, n_test=1000, autoattack=True))]
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, [spd('simclr', 1.0), spd('rocl', 1.0)], evs, '--gpus', 3)
+    aa = {r['name']: r['eval_s']['attacks_autoattack'] for r in js['runs']}
+    assert rc == 0 and aa['c'] == pytest.approx(aa['d'] * plan.NONROBUST_FRAC / plan.ROBUST_FRAC) and aa['d'] == pytest.approx(aa['e'])
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):

@@ -44,6 +44,10 @@ EVAL_STARTUP_S = 25  # per evaluation: swaro-c10-e120 evaluated 237 s between it
 # times its restarts; APGD-T runs once per target class (9 on CIFAR-10). A worst-case column runs its members one after
 # the other, each on the images the earlier ones left correctly classified: ROBUST_FRAC of them is assumed.
 ROBUST_FRAC = 0.5
+# A model that no attack leaves much of (no adversarial training: CE, SCL, SimCLR, SwAV) runs its worst-case members and
+# AutoAttack on few images: ASSUMED NONROBUST_FRAC of them (the SimCLR 200-epoch record: 0-12% robust per column, its
+# AutoAttack 64 s against 350-460 s of the robust runs'). A run's eval.robust_frac overrides either.
+NONROBUST_FRAC, NONROBUST = 0.05, ('ce', 'scl', 'simclr', 'swav')
 N_CLASSES = 10
 # AutoAttack (standard: APGD-CE, APGD-T and FAB-T over 9 targets, Square with 5000 queries, each on the points still
 # robust) runs on the first AA_N test images and has no timing in any record yet. Assumed: APGD-CE 100 steps on the ~80%
@@ -74,7 +78,7 @@ VARIANTS = {'eager', 'base', *COMPILED}
 N_TRAIN, N_TEST = 50000, 10000
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
-                     train_images=N_TRAIN, procs=1)
+                     train_images=N_TRAIN, procs=1, robust_frac=None)
 # procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS). The records time each
 # attack in its own process, so their seconds are process-seconds; ASSUMED: n processes divide them evenly. Measured at
 # 72234fe (results/eval/swaro-c10-200-s*-eval.json): 825 and 840 process-seconds in 4 processes over two H200s took
@@ -307,7 +311,8 @@ class EvalModel:
                    rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
         for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack'])):
             u = set_units(self.sets, key) if on else dict(all=0.0, robust=0.0, aa=0)
-            units = n * (u['all'] + ROBUST_FRAC * u['robust']) + min(n, AA_N) * u['aa'] * self.aa_units
+            rf = ROBUST_FRAC if ev['robust_frac'] is None else float(ev['robust_frac'])   # the records' AutoAttack: ~ROBUST_FRAC left
+            units = n * (u['all'] + rf * u['robust']) + min(n, AA_N) * u['aa'] * self.aa_units * rf / ROBUST_FRAC
             out[f'attacks_{key}'] = heads * units * self.unit_s / max(1, int(ev['procs'] or 1))
         out['total'] = sum(out.values())
         return out
@@ -386,7 +391,9 @@ def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
         ev = None
         if r['eval'] is not None:
             if evm is None: raise PlanError("the plan evaluates runs but no evaluation record was found")
-            ev = evm.predict(r['eval'], a.eval_startup_s)
+            e_in = dict(r['eval'])
+            if e_in.get('robust_frac') is None and r['method'] in NONROBUST: e_in['robust_frac'] = NONROBUST_FRAC
+            ev = evm.predict(e_in, a.eval_startup_s)
         jobs.append(dict(run=r, speed=sp, startup_s=startup, train_s=r['epochs'] * sp['s'], eval=ev,
                          eval_s=ev['total'] if ev else 0.0))
     return jobs
