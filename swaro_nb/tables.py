@@ -10,9 +10,9 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
-           'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results',
-           'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'seed_comparison',
-           'paper_anomalies']
+           'VARIANT_ORDER', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
+           'load_results', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant',
+           'seed_comparison', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -304,6 +304,16 @@ def variant(rec: dict  # a results record (its method and config)
         if cfg.get('swaro_targets', 'clusters') != 'clusters': extra.append(f"{cfg['swaro_targets']} targets")
     return lab + (f" ({', '.join(extra)})" if extra else '')
 
+VARIANT_ORDER = ('SwARo', 'RoCL', 'SwARo (random targets)', 'SwARo (p=0.25)', 'SwARo (p=0)', 'SimCLR')  # the paper's method, its baseline, the ablations
+
+def by_variant(records: list  # results records
+              ) -> dict:  # variant label -> its records (sorted by run name), labels in VARIANT_ORDER, then the others by name
+    "Records grouped by what they trained (`variant`), the paper's method first."
+    out = {}
+    for r in sorted(records, key=lambda r: r.get('run', '')): out.setdefault(variant(r), []).append(r)
+    rank = lambda v: (VARIANT_ORDER.index(v), '') if v in VARIANT_ORDER else (len(VARIANT_ORDER), v)
+    return {v: out[v] for v in sorted(out, key=rank)}
+
 def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one per seed)
                     b: list,  # eval records of the second group (e.g. RoCL)
                     cols=METRIC_KEYS,  # metric keys to compare (those missing from a record are skipped)
@@ -315,12 +325,11 @@ def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one
     na, nb = names
     rows = []
     for k in cols:
-        xa = [r['metrics'][k] for r in a if k in r.get('metrics', {})]
-        xb = [r['metrics'][k] for r in b if k in r.get('metrics', {})]
-        if not xa or not xb: continue
+        ra, rb = ([r for r in g if k in r.get('metrics', {})] for g in (a, b))   # the seeds that have this column
+        if not ra or not rb: continue
+        xa, xb = [r['metrics'][k] for r in ra], [r['metrics'][k] for r in rb]
         ma, mb = float(np.mean(xa)), float(np.mean(xb))
-        ta = float(np.mean([r['budgets']['test_images'] for r in a if k in r['metrics']]))
-        tb = float(np.mean([r['budgets']['test_images'] for r in b if k in r['metrics']]))
+        ta, tb = (float(np.mean([r['budgets']['test_images'] for r in g])) for g in (ra, rb))
         two_se = 2 * math.sqrt(ma * (100 - ma) / (ta * len(xa)) + mb * (100 - mb) / (tb * len(xb)))
         d = ma - mb
         verdict = ('ahead' if min(xa) > max(xb) and d > two_se else
