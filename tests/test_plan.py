@@ -168,3 +168,19 @@ def test_repro_plan_prices_with_the_committed_records(capsys):
     rc = plan.main([str(ROOT / 'tools/gpu/plans/repro-lease1.json'), '--gpus', '2'])
     out = capsys.readouterr().out
     assert rc in (0, 1) and 'swaro-c10-200-s0' in out and 'results/speed/' in out
+
+def test_gpu_host_announces_the_method_entry_points(tmp_path):
+    "A GPU host runs the checkout from PYTHONPATH, uninstalled: common.sh announces the methods' entry points, else ACL, SCL and SwAV are unknown."
+    import os, subprocess, sys
+    site = tmp_path / 'site'
+    env = dict(os.environ, PYTHONPATH=str(site))
+    def names():   # what a Python without site-packages finds, outside the checkout (whose egg-info an editable install leaves)
+        code = "import importlib.metadata as m; print(' '.join(sorted(e.name for e in m.entry_points(group='swaro_nb.methods'))))"
+        return subprocess.run([sys.executable, '-S', '-c', code], env=env, cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+    ep = lambda *a: subprocess.run([sys.executable, '-S', str(ROOT / 'tools/gpu/entry_points.py'), *a], env=env, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert names() == []
+    assert 'method entry points' in ep('--if-missing', str(site))
+    assert {'acl', 'scl', 'swav'} <= set(names())
+    f = next(site.glob('swaro_nb-*.dist-info')) / 'entry_points.txt'; before = f.read_text()
+    assert 'already announced' in ep('--if-missing', str(site)) and f.read_text() == before
+    assert 'tools/gpu/entry_points.py --if-missing /tmp/site' in (ROOT / 'tools/gpu/common.sh').read_text()
