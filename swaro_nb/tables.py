@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'VARIANT_ORDER', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
            'load_results', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant',
-           'seed_comparison', 'paper_anomalies']
+           'seed_comparison', 'black_box_row', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -337,6 +337,25 @@ def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one
         rows.append({'column': k, na: ma, f'{na} seeds': f"{min(xa):.2f}–{max(xa):.2f} ({len(xa)})", nb: mb,
                      f'{nb} seeds': f"{min(xb):.2f}–{max(xb):.2f} ({len(xb)})", 'diff': d, 'two_se': two_se, 'verdict': verdict})
     return pd.DataFrame(rows)
+
+# %% ../nbs/10a_tables.ipynb #54e9c78d
+def black_box_row(rec: dict,  # a black-box record (kind 'black_box', matrix[attack][target][source] = accuracy)
+                  target: str,  # the attacked run, a name in rec['runs']
+                  other: str | None = None,  # the run it is compared with: its examples give `<attack>_from_other`
+                 ) -> dict:  # a record seed_comparison reads: run, method, budgets and metrics `<attack>_from_<source>`
+    "One target's row of a black-box matrix as metrics, so that `seed_comparison` can set two targets side by side."
+    meth = {n: v['method'] for n, v in rec['runs'].items()}
+    for n in (target, other):
+        if n is not None and n not in meth: raise ValueError(f"{n!r} is not a run of the black-box record (its runs: {', '.join(meth)})")
+    skip = {meth[target], meth.get(other)}
+    metrics = {}
+    for atk, mat in rec['matrix'].items():
+        a = atk.removeprefix('pgd_')
+        for s, v in mat[target].items():
+            if s == other: metrics[f'{a}_from_other'] = v
+            elif meth[s] not in skip and list(meth.values()).count(meth[s]) == 1: metrics[f'{a}_from_{meth[s]}'] = v
+    return dict(kind='black_box_row', run=target, method=meth[target], budgets=rec['budgets'], metrics=metrics)
+
 
 # %% ../nbs/10a_tables.ipynb #e10cb5bb
 RADIUS_PAIRS = (('linf_8', 'linf_16'), ('l2_025', 'l2_05'), ('l1_784', 'l1_12'))  # (smaller, larger) radius of one norm

@@ -142,7 +142,7 @@ def test_report_notebook(tmp_path):
     evals = load_results(RES / 'eval')
     main = lambda run: max((r for r in evals if r['kind'] == 'eval' and r['run'] == run), key=lambda r: r['date'])
     sw, ro = main('swaro-c10-e120'), main('rocl-c10-e120')   # the report's main runs (its parameter main_runs)
-    bb = max((r for r in evals if r['kind'] == 'black_box'), key=lambda r: r['date'])   # the newest matrix
+    bb = max((r for r in evals if r['kind'] == 'black_box' and sw['run'] in r['runs'] and ro['run'] in r['runs']), key=lambda r: r['date'])
     # Table 1 / 3 / 4 layouts with ours beside the paper's
     assert 'clean (paper)' in md and 'SwARo+rLE' in md and 'RoCL+rLE' in md and 'bim_t (paper)' in md and 'from RoCL (paper)' in md
     assert f"{PAPER['table1']['swaro']['clean']:.2f}" in md and f"{PAPER['table1']['rocl+rle']['linf_8']:.2f}" in md
@@ -194,6 +194,30 @@ def test_report_notebook(tmp_path):
         errs = [l for f in sorted((RES / 'logs').glob(f'*/train_{m}.log')) for l in f.read_text().splitlines() if l.lower().startswith('error')]
         if errs: assert errs[-1].split(';')[0] in md
     assert f"The equal-budget runs are {sw['epochs']} epochs" in md
+
+def test_report_table4_verdict_at_200_epochs(tmp_path):
+    "A black-box record over a 200-epoch SwARo and RoCL run (synthetic, in a copy of the records) gives Table 4 its verdict line."
+    res = tmp_path / 'results'; shutil.copytree(RES, res)
+    evals = load_results(RES / 'eval')
+    r200 = {r['run']: r for r in evals if r['kind'] == 'eval' and '-c10-200-s' in r['run'] and r['config'].get('p', 0.75) == 0.75
+            and r['config'].get('swaro_targets', 'clusters') == 'clusters'}
+    sw = next((n for n, r in sorted(r200.items()) if r['method'] == 'swaro'), None)
+    ro = next((n for n, r in sorted(r200.items()) if r['method'] == 'rocl'), None)
+    if sw is None or ro is None: pytest.skip('no 200-epoch SwARo and RoCL evaluation records')
+    runs = {sw: dict(method='swaro', epochs=200), ro: dict(method='rocl', epochs=200), 'at-x': dict(method='at', epochs=100)}
+    acc = {(sw, 'at-x'): 84.0, (ro, 'at-x'): 80.0, (sw, ro): 60.0, (ro, sw): 61.0}   # [target][source]: SwARo +4.0 from AT, -1.0 from the other
+    mat = {t: {s: acc.get((t, s), 15.0 if s == t else 70.0) for s in runs} for t in runs}
+    bb = dict(kind='black_box', dataset='cifar10', runs=runs, matrix={'linf_8': mat}, card='synthetic', commit='synthetic',
+              date='2099-01-01T00:00:00+00:00', torch='-', budgets=dict(test_images=2000, n_test=2000, train_images=50000, le_epochs=150, seed=0), seconds=dict(total=0.0), flags=[])
+    (res / 'eval' / 'black_box-synthetic.json').write_text(json.dumps(bb))
+    nb = _run('report.ipynb', tmp_path / 'report.ipynb', tmp_path, results_dir='results')
+    _no_errors(nb)
+    md = _markdown(nb)
+    se = lambda a, b: 2 * math.sqrt((a * (100 - a) + b * (100 - b)) / 2000)
+    assert se(84, 80) < 4.0 and se(60, 61) > 1.0   # so: ahead from AT, no clear difference from the other
+    line = next(l for l in md.splitlines() if l.startswith('- **black-box robustness (Table 4)'))
+    assert f"Table 4: linf_8 from at ({sw} vs {ro}) +4.00 (ahead)" in line and f"Table 4: linf_8 from other ({sw} vs {ro}) -1.00 (no clear difference)" in line
+    assert ': holds in part —' in line
 
 FORBIDDEN = re.compile(r"\bsessions?\b|\bleases?\b|GPU host|DESIGN\.md|\.\./shared|issue \d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", re.I)
 
