@@ -195,8 +195,12 @@ def test_report_notebook(tmp_path):
         if errs: assert errs[-1].split(';')[0] in md
     assert f"The equal-budget runs are {sw['epochs']} epochs" in md
 
-def test_report_table4_verdict_at_200_epochs(tmp_path):
-    "A black-box record over a 200-epoch SwARo and RoCL run (synthetic, in a copy of the records) gives Table 4 its verdict line."
+def _c100_record(src: dict, run: str, metrics: dict) -> dict:
+    "A CIFAR-100 eval record made from a CIFAR-10 one: its run, dataset and metrics replaced (the rest as the report reads it)."
+    return dict(src, run=run, dataset='cifar100', config=dict(src['config'], dataset='cifar100', n_clusters=5000), metrics=dict(src['metrics'], **metrics))
+
+def test_report_verdicts_from_new_records(tmp_path):
+    "Synthetic records in a copy of the records: a black-box matrix over a 200-epoch SwARo and RoCL run gives Table 4 its verdict line, CIFAR-100 records and transfers give Table 2 and Table 5 theirs."
     res = tmp_path / 'results'; shutil.copytree(RES, res)
     evals = load_results(RES / 'eval')
     r200 = {r['run']: r for r in evals if r['kind'] == 'eval' and '-c10-200-s' in r['run'] and r['config'].get('p', 0.75) == 0.75
@@ -210,6 +214,16 @@ def test_report_table4_verdict_at_200_epochs(tmp_path):
     bb = dict(kind='black_box', dataset='cifar10', runs=runs, matrix={'linf_8': mat}, card='synthetic', commit='synthetic',
               date='2099-01-01T00:00:00+00:00', torch='-', budgets=dict(test_images=2000, n_test=2000, train_images=50000, le_epochs=150, seed=0), seconds=dict(total=0.0), flags=[])
     (res / 'eval' / 'black_box-synthetic.json').write_text(json.dumps(bb))
+    # CIFAR-100: SwARo clean 50.0 vs RoCL 44.0 (apart by more than two standard errors, 3.1), l1 equal, linf apart by 1.0
+    m_sw = dict(clean=50.0, linf_8=20.0, linf_16=5.0, l2_025=36.0, l2_05=30.0, l1_784=40.0, l1_12=30.0)
+    m_ro = dict(m_sw, clean=44.0, linf_8=21.0)
+    recs = {'swaro-c100-200-s0': _c100_record(r200[sw], 'swaro-c100-200-s0', m_sw), 'rocl-c100-200-s0': _c100_record(r200[ro], 'rocl-c100-200-s0', m_ro)}
+    for n, r in recs.items():
+        (res / 'eval' / f'{n}-eval.json').write_text(json.dumps(r))
+        x = dict(kind='transfer', run=n, method=r['method'], source='cifar100', target='cifar10', dataset='cifar10', epochs=200, card='synthetic',
+                 commit='synthetic', date=r['date'], torch='-', config=r['config'], train=r['train'], budgets=r['budgets'], seconds=dict(total=0.0),
+                 flags=[], metrics=dict(clean=70.0 if n.startswith('swaro') else 69.5))
+        (res / 'eval' / f'{n}-transfer-cifar10.json').write_text(json.dumps(x))
     nb = _run('report.ipynb', tmp_path / 'report.ipynb', tmp_path, results_dir='results')
     _no_errors(nb)
     md = _markdown(nb)
@@ -218,6 +232,15 @@ def test_report_table4_verdict_at_200_epochs(tmp_path):
     line = next(l for l in md.splitlines() if l.startswith('- **black-box robustness (Table 4)'))
     assert f"Table 4: linf_8 from at ({sw} vs {ro}) +4.00 (ahead)" in line and f"Table 4: linf_8 from other ({sw} vs {ro}) -1.00 (no clear difference)" in line
     assert ': holds in part —' in line
+    assert se(50, 44) < 6.0 and se(20, 21) > 1.0 and se(70, 69.5) > 0.5
+    c100 = md[md.index("The paper's claims on CIFAR-100"):]
+    assert "- **clean accuracy much higher than RoCL's**: holds — clean +6.00 (ahead)." in c100
+    assert "- **higher ℓ1 robustness**: does not hold — l1_784 +0.00 (no clear difference); l1_12 +0.00 (no clear difference)." in c100
+    assert "- **ℓ∞ and ℓ2 robustness comparable to RoCL's**: holds — linf_8 -1.00 (no clear difference)" in c100
+    assert "- **better transfer, CIFAR-100 → CIFAR-10 (Table 5)**: does not hold — c100_to_c10 +0.50 (no clear difference)." in c100
+    row = next(l for l in md.splitlines() if l.startswith('| swaro-c100-200-s0 | SwARo | 50.00 | 20.00 |'))   # Table 2's row
+    assert '| 70.00 |' in row and '| 5000 |' in row
+    assert f"| paper, Table 2 and Table 5 | SwARo | {PAPER['table2']['swaro']['clean']:.2f} |" in md
 
 FORBIDDEN = re.compile(r"\bsessions?\b|\bleases?\b|GPU host|DESIGN\.md|\.\./shared|issue \d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", re.I)
 
