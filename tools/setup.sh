@@ -15,7 +15,7 @@ pip_install() { "$PY" -m pip install -q "$@" 2>&1 | { grep -v 'is ignored: it is
 
 if [ ! -x "$PY" ]; then step "creating the virtual environment .venv"; python3 -m venv .venv; fi
 ready=0   # everything importable already (one interpreter start, torch imported once): only newer settings reinstall
-"$PY" -c "import torch, torchvision, swaro_nb, nbdev, papermill, torchattacks, faiss, pytest" 2>/dev/null && ready=1
+"$PY" -c "import torch, torchvision, swaro_nb, nbdev, papermill, torchattacks, faiss, pytest, xdist" 2>/dev/null && ready=1
 if [ "$ready" = 0 ] && ! "$PY" -c "import torch, torchvision" 2>/dev/null; then
   step "installing torch 2.14.1 and torchvision 0.29.1 into .venv (pip, quiet: about 4 GB of torch and CUDA wheels unless pip's cache has them; about 2 min)"
   pip_install torch==2.14.1 torchvision==0.29.1

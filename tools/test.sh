@@ -4,7 +4,10 @@
 #  2. every library notebook's tests (nbdev_test semantics, tools/run_nbs.py; executed copies kept for the docs),
 #  3. the docs site built offline into _docs/ (MathJax fetched once from npm, sha-checked),
 #  4. pytest tests/ (CLI end to end, resume, bad input, the site in headless Chromium, the README's commands as printed;
-#     its main job too with SWARO_TEST_MAIN=1, which adds about 3 minutes).
+#     its main job too with SWARO_TEST_MAIN=1, which adds about 3 minutes), 2 worker processes (pytest-xdist, a test
+#     file per worker at a time: module fixtures are built once) with one torch thread each (OMP_NUM_THREADS=1, as the
+#     notebooks run): two threads per worker would oversubscribe the cores, and the tests' tiny models gain nothing from
+#     a second thread (07a_robustness's cells: 95 s on one thread, 244 s on two, on 2 cores).
 # Ends with one line `N passed, N failed, N skipped` summed over the sync check, notebooks and pytest tests.
 # Every temporary file goes under one folder made for this run (TMPDIR; its logs, pytest's folders, the notebooks'
 # scratch files, IPython's, Jupyter's and matplotlib's), removed when the command exits: two checkouts can test at
@@ -60,8 +63,8 @@ t=$(date +%s); step "3. docs site into _docs/ (about 1 min)"
 if $PY tools/build_docs.py --exec-dir _proc_exec --out _docs; then export SWARO_DOCS_BUILT=1; else echo "docs build failed"; count 0 1; fi
 echo "docs $(since $t)"
 
-t=$(date +%s); step "4. pytest (a few minutes)"
-$PY -m pytest tests -q -rs --durations=15 -p no:cacheprovider --basetemp="$tmp/pytest" --junitxml="$tmp/pytest.xml"
+t=$(date +%s); step "4. pytest (2 worker processes; a few minutes)"
+OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m pytest tests -n 2 --dist loadfile -q -rs --durations=15 -p no:cacheprovider --basetemp="$tmp/pytest" --junitxml="$tmp/pytest.xml"
 read p f s < <(XML="$tmp/pytest.xml" $PY - <<'PYEOF'
 import os, xml.etree.ElementTree as ET
 try:
