@@ -19,6 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# the slowest notebooks (CPU, 2 workers) start first, so that the two workers end together instead of one running the
+# longest alone at the end; the others follow in name order, and the lines are printed in name order whatever the start
+SLOW_FIRST = ('07a_robustness', '07_eval_attacks', '10b_evaluate', '11_cli', '00_data', '09_baselines', '06d_bench', '06c_train')
 
 def run_one(fn: Path, flags: str, save: str | None) -> int:
     "Execute one notebook in this process (nbdev.test.test_nb semantics); save it executed if asked."
@@ -91,8 +94,10 @@ def main():
             left = sum(1 for _ in Path(tmp).rglob('*'))
         return fn, r, time.time() - t, left
     passed = failed = 0
+    start = sorted(fns, key=lambda f: SLOW_FIRST.index(f.stem) if f.stem in SLOW_FIRST else len(SLOW_FIRST))
     with ThreadPoolExecutor(a.workers) as ex:
-        for fn, r, dt, left in ex.map(job, fns):
+        futs = {fn: ex.submit(job, fn) for fn in start}
+        for fn, r, dt, left in (futs[fn].result() for fn in fns):
             ok = r.returncode == 0
             passed += ok; failed += not ok
             name = fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn
