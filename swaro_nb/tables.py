@@ -338,7 +338,7 @@ def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one
                      f'{nb} seeds': f"{min(xb):.2f}–{max(xb):.2f} ({len(xb)})", 'diff': d, 'two_se': two_se, 'verdict': verdict})
     return pd.DataFrame(rows)
 
-# %% ../nbs/10a_tables.ipynb #54e9c78d
+# %% ../nbs/10a_tables.ipynb #f966397f
 def black_box_row(rec: dict,  # a black-box record (kind 'black_box', matrix[attack][target][source] = accuracy)
                   target: str,  # the attacked run, a name in rec['runs']
                   other: str | None = None,  # the run it is compared with: its examples give `<attack>_from_other`
