@@ -21,7 +21,9 @@
 #   weights /root/swaro/weights/<name>.pt, sent by .gpu/weights-* receive.sh and checked against results/weights-*.json; not
 #   trained or evaluated again, there for AFTER), AFTER (optional: a command run once every run is evaluated, with PY, R, S and
 #   LEFT (seconds to the deadline) set, bounded by the deadline, its output in logs/after.log, e.g. the black-box matrix:
-#   'python3 -m swaro_nb.cli eval $R/a $R/b --black-box-only --out $S/eval/fp32 --n-test 2000 --le-epochs 150 --no-progress'),
+#   'python3 -m swaro_nb.cli eval $R/a $R/b --black-box-only --out $S/eval/fp32 --n-test 2000 --le-epochs 150 --no-progress';
+#   AFTER_WHEN=trained starts it as soon as every run has trained, beside their evaluations: what needs only the trained
+#   runs, like that matrix, then does not wait for the evaluations and the deadline),
 #   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
 #   before DEADLINE, so give what it starts deadlines of its own; what it leaves under $S/side is packed).
 # Launch it from a copy of the checkout (the job outlives the call that starts it):
@@ -62,7 +64,7 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
   log "$name: training on GPU $g ($preset, seed $seed, $E epochs, time limit $t s)"
   CUDA_VISIBLE_DEVICES=$g timeout $(( t + 60 )) $PY -m swaro_nb.cli train --preset $preset --name $name --seed $seed "${size[@]}" \
     ${more//,/ } --time-limit-s $t --out-dir $R --progress false > $S/logs/train_$name.log 2>&1
-  log "$name: train exit $? ($(tail -c 300 $S/logs/train_$name.log | tail -1))"
+  log "$name: train exit $? ($(tail -c 300 $S/logs/train_$name.log | tail -1))"; touch $S/trained.$name   # for AFTER_WHEN=trained
   [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
   local h=${HL[$k]:-} gs=$g w=()
   local d0=cuda:0 d1=cuda:1; [ -n "${SMOKE:-}" ] && d0=cpu d1=cpu   # dry run: the worker processes on the CPU
@@ -106,6 +108,15 @@ if [ -n "${SIDE:-}" ]; then
   # job again nor take this job's GPUs, helpers or budgets (it sets its own in its command)
   S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= TRANSFER= WEIGHTS= PRELOAD= AFTER= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
 fi
+after() {
+  log "after: $AFTER"; PY=$PY R=$R S=$S LEFT=$(left) timeout $(( $(left) - 30 )) bash -c "$AFTER" > $S/logs/after.log 2>&1
+  log "after: exit $? ($(tail -c 300 $S/logs/after.log | tail -1))"
+}
+rm -f $S/trained.*; nruns=$(echo ${RUNS:?set RUNS} | wc -w)
+if [ -n "${AFTER:-}" ] && [ "${AFTER_WHEN:-evaluated}" = trained ]; then   # AFTER as soon as every run has trained, beside the evaluations
+  ( while [ $(ls $S/trained.* 2>/dev/null | wc -l) -lt $nruns ] && [ $(left) -gt 60 ]; do sleep 5; done
+    [ $(left) -gt 60 ] && after ) &
+fi
 i=0; pids=()
 for spec in ${RUNS:?set RUNS}; do
   IFS=: read -r name preset seed more <<< "$spec"
@@ -113,8 +124,5 @@ for spec in ${RUNS:?set RUNS}; do
   i=$((i + 1)); if [ $(( i % ${#G[@]} )) -eq 0 ]; then wait "${pids[@]}"; pids=(); fi   # one run a GPU at a time
 done
 wait
-if [ -n "${AFTER:-}" ] && [ $(left) -gt 60 ]; then
-  log "after: $AFTER"; PY=$PY R=$R S=$S LEFT=$(left) timeout $(( $(left) - 30 )) bash -c "$AFTER" > $S/logs/after.log 2>&1
-  log "after: exit $? ($(tail -c 300 $S/logs/after.log | tail -1))"
-fi
+if [ -n "${AFTER:-}" ] && [ "${AFTER_WHEN:-evaluated}" != trained ] && [ $(left) -gt 60 ]; then after; fi
 log "all done"
