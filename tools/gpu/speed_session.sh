@@ -12,7 +12,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 O=/root/swaro/out; mkdir -p $O/components
 BEST=${BEST:-attack}
 ev() { echo "$(date +%H:%M:%S) $*" >> $O/events.log; }
-python3 tools/gpu/entry_points.py /tmp/site >> $O/events.log 2>&1
+python3 tools/gpu/entry_points.py --if-missing /tmp/site >> $O/events.log 2>&1
 ev "start (best=$BEST)"
 ( CUDA_VISIBLE_DEVICES=0 timeout 600 python3 tools/gpu/speed.py --out $O/speed-g0.json --agreement --variants base,attack,all,all-ro --batches 512 > $O/g0.log 2>&1; ev "g0 done $?" ) &
 ( CUDA_VISIBLE_DEVICES=1 timeout 600 bash -c "python3 tools/gpu/speed.py --out $O/speed-g1.json --method rocl --variants $BEST --batches 512 &&
