@@ -204,6 +204,8 @@ def eval_parser() -> argparse.ArgumentParser:
                     '(default: one per worker); random starts are drawn per block, so numbers depend on it as on --batch-size')
     ap.add_argument('--autoattack-alone', action='store_true', help="run AutoAttack from scratch instead of continuing the worst case "
                     "of its norm and radius with FAB-T and Square (the default, whose members already hold AutoAttack's APGD-CE and APGD-T)")
+    ap.add_argument('--no-resume', action='store_true', help='compute every piece again, even those an interrupted call with the same '
+                    'settings finished (default: take them from <out>/<run>-eval.parts/)')
     ap.add_argument('--batch-size', type=int, default=512, help='images per attack batch')
     ap.add_argument('--data-root', default=None, help='data root (default $SWARO_DATA or ~/.cache/swaro_nb/data)')
     ap.add_argument('--seed', type=int, default=0)
@@ -254,7 +256,7 @@ def eval_cli(argv=None):
                       black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
                       batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed,
                       autoattack_n=a.autoattack_n, attack_amp=True if a.attack_bf16 else False, chain_autoattack=not a.autoattack_alone,
-                      workers=a.workers.split(',') if a.workers else None, shards=a.shards, **b)
+                      workers=a.workers.split(',') if a.workers else None, shards=a.shards, resume=not a.no_resume, **b)
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
 

@@ -4,14 +4,14 @@
 
 # %% ../nbs/10b_evaluate.ipynb #c512d06e
 from __future__ import annotations
-import dataclasses, functools, time
+import dataclasses, functools, hashlib, json, shutil, time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 import numpy as np
 import torch
 import torch.nn as nn
 
-from .core import as_device, extract_features, run_stamp, atomic_json, check_int
+from .core import as_device, extract_features, run_stamp, atomic_json, check_int, git_commit, device_name
 from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval
 from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
@@ -93,6 +93,21 @@ def _head_record(h) -> dict:
     "What a results record keeps of a fitted linear head (its clean accuracy is the robustness evaluation's `clean`)."
     return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
 
+def _fingerprint(net: nn.Module, settings: dict) -> str:
+    "What a piece of an evaluation depends on: the network's weights, the settings, the code and the card (sha256)."
+    d = hashlib.sha256(json.dumps(dict(settings, commit=git_commit(), card=device_name(next(net.parameters()).device)),
+                                  sort_keys=True, default=str).encode())
+    for k, v in net.state_dict().items(): d.update(k.encode()); d.update(v.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return d.hexdigest()
+
+def _read_part(pdir, key: str, fingerprint: str) -> dict | None:
+    "A finished piece of an interrupted evaluation with the same fingerprint, or None (missing, unreadable or made otherwise)."
+    f = None if pdir is None else Path(pdir) / f'{key}.json'
+    if f is None or not f.is_file(): return None
+    try: part = json.loads(f.read_text())
+    except (OSError, json.JSONDecodeError): return None
+    return part if isinstance(part, dict) and part.get('kind') == 'eval_part' and part.get('fingerprint') == fingerprint else None
+
 # %% ../nbs/10b_evaluate.ipynb #9aa7a278
 def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  dataset: str | None = None,  # dataset to evaluate on (default: the one it was trained on)
@@ -119,6 +134,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see `evaluate_robustness`)
                  workers: list | None = None,  # devices of the attack processes, e.g. ['cuda:0', 'cuda:1'] (None: attacks in this process)
                  shards: int | None = None,  # blocks of test images each unit of attack work is split into (None: one per worker)
+                 resume: bool = True,  # take the pieces an interrupted call with the same settings finished (see below)
                 ) -> dict:  # the results record (what is written to JSON)
     "LE (and rLE) of a run's frozen encoder, then clean and adversarial accuracy of each classifier; written to `out/<run>-eval.json`."
     t_all = time.perf_counter()
@@ -133,24 +149,41 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
     lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
     seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used = {}, {}, {}, [], {}, {}, {}, {}, set()
-    def attack(model, key, label):  # clean and adversarial accuracies of one classifier; its timings, worst cases and flags recorded
-        r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
-                                autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
-        seconds[f'attacks_{key}'] = r['seconds']; worst[key] = r['worst']; aa_check[key] = r['aa_check']; ran.update(r['attacks']); chain.update(r['aa_chain']); shards_used.add(r['shards'])
-        flags.extend(f"{label}: {f}" for f in r['flags'])
-        return _accs(r)
-    heads = [('le', 'LE', linear_eval, le_epochs, le_lr)] + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
-    for key, label, fit, epochs, lr in heads:
-        t = time.perf_counter()
-        h = fit(*head_args, epochs=epochs, lr=lr, **lin)
-        seconds[key] = time.perf_counter() - t; linear[key] = _head_record(h)
-        accs = attack(h.model, key, label)
-        if key == 'le': metrics.update(accs)
-        else: metrics[key] = accs
-    if getattr(method, 'has_classifier', False) and ds == cfg.dataset:
-        metrics['classifier'] = attack(method.classifier(net), 'classifier', 'classifier')
-    seconds['total'] = time.perf_counter() - t_all
     name = Path(run_dir).name
+    pdir = _out_path(out, run_dir, f'{name}-eval.parts')   # each piece's record, written as soon as it is done
+    fp = _fingerprint(net, dict(dataset=ds, le_epochs=le_epochs, le_lr=le_lr, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr,
+                                train_per_class=train_per_class, n_test=n_test, seed=seed, amp=amp, attack_amp=attack_amp,
+                                autoattack_n=autoattack_n, batch_size=batch_size, fast=fast, chain_autoattack=chain_autoattack,
+                                shards=shards or (len(workers) if workers else 1), members=sorted(members or {}),
+                                specs={k: asdict(s) for k, s in specs.items()}))
+    pieces = ([('classifier', 'classifier', None, None, None)] if getattr(method, 'has_classifier', False) and ds == cfg.dataset else []) \
+             + [('le', 'LE', linear_eval, le_epochs, le_lr)] + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
+    resumed, t_resumed = [], 0.0
+    for key, label, fit, epochs, lr in pieces:   # a supervised run's own classifier first: the paper's number for it
+        part = _read_part(pdir, key, fp) if resume else None
+        if part is None:
+            t = time.perf_counter(); lin_rec = None
+            if fit is None: model = method.classifier(net)
+            else:
+                h = fit(*head_args, epochs=epochs, lr=lr, **lin); model = h.model
+                seconds[key] = time.perf_counter() - t; lin_rec = _head_record(h)
+            r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
+                                    autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
+            part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(dev), accs=_accs(r), linear=lin_rec, head_seconds=seconds.get(key),
+                        attack_seconds=r['seconds'], worst=r['worst'], aa_check=r['aa_check'], attacks=r['attacks'], aa_chain=r['aa_chain'],
+                        shards=r['shards'], flags=[f"{label}: {f}" for f in r['flags']], seconds=time.perf_counter() - t)
+            if pdir is not None: atomic_json(part, pdir / f'{key}.json')
+        else:
+            resumed.append(dict(piece=key, card=part['card'], commit=part['commit'], date=part['date'], seconds=part['seconds']))
+            t_resumed += part['seconds']
+            if part['head_seconds'] is not None: seconds[key] = part['head_seconds']
+        if part['linear'] is not None: linear[key] = part['linear']
+        seconds[f'attacks_{key}'] = part['attack_seconds']; worst[key] = part['worst']; aa_check[key] = part['aa_check']
+        ran.update(part['attacks']); chain.update(part['aa_chain']); shards_used.add(part['shards']); flags.extend(part['flags'])
+        if key == 'le': metrics.update(part['accs'])
+        else: metrics[key] = part['accs']
+    metrics = {k: metrics[k] for k in [k for k in metrics if k not in ('rle', 'classifier')] + [k for k in ('rle', 'classifier') if k in metrics]}
+    seconds['total'] = time.perf_counter() - t_all + t_resumed
     res = dict(kind='eval', run=name, method=cfg.method, dataset=ds, epochs=rec.get('epochs_done'), **run_stamp(dev),
                train=_train_stamp(rec), config=asdict(cfg), metrics=metrics, linear=linear, worst=worst, aa_check=aa_check,
                budgets=dict(le_epochs=le_epochs, le_lr=le_lr, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
@@ -159,9 +192,11 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
                             attacks=ran),   # the specs as run (the LE head is always attacked)
-               seconds=seconds, flags=flags, run_dir=str(run_dir))
+               seconds=seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
-    if path is not None: res['path'] = str(atomic_json(res, path))
+    if path is not None:
+        res['path'] = str(atomic_json(res, path))
+        shutil.rmtree(pdir, ignore_errors=True)   # the whole record is written: its pieces are no longer needed
     return res
 
 # %% ../nbs/10b_evaluate.ipynb #a3ae927c
@@ -335,7 +370,7 @@ def evaluate_runs(runs: list,  # run folders
         recs = [r for r in done['eval'] if r['dataset'] == ds]
         print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
         if table3 and ds == 'cifar10': print(comparison_table('table3', recs))
-    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'workers', 'shards', 'chain_autoattack')}   # what transfer and Table 4 take
+    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'workers', 'shards', 'chain_autoattack', 'resume')}   # what transfer and Table 4 take
     if transfer:
         done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **heads_only)
                             for r in runs]

@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'VARIANT_ORDER', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
            'load_results', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant',
-           'seed_comparison', 'black_box_row', 'paper_anomalies']
+           'longest_budget', 'seed_comparison', 'black_box_row', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -313,6 +313,15 @@ def by_variant(records: list  # results records
     for r in sorted(records, key=lambda r: r.get('run', '')): out.setdefault(variant(r), []).append(r)
     rank = lambda v: (VARIANT_ORDER.index(v), '') if v in VARIANT_ORDER else (len(VARIANT_ORDER), v)
     return {v: out[v] for v in sorted(out, key=rank)}
+
+def longest_budget(records: list  # results records (any kinds)
+                  ) -> list:  # the same records, less the evaluations a longer training of the same variant supersedes
+    "What the paper's tables show: per variant and dataset, the evaluations of its longest training (every seed); the ablation variants (SwARo with other p or targets) left to their own sections."
+    evs = [r for r in records if r.get('kind') == 'eval']
+    top = {}
+    for r in evs: k = (variant(r), r.get('dataset')); top[k] = max(top.get(k, 0), r.get('epochs') or 0)
+    keep = lambda r: variant(r) == _label(r.get('method') or (r.get('config') or {}).get('method')) and (r.get('epochs') or 0) == top[(variant(r), r.get('dataset'))]
+    return [r for r in records if r.get('kind') != 'eval' or keep(r)]
 
 def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one per seed)
                     b: list,  # eval records of the second group (e.g. RoCL)

@@ -184,3 +184,37 @@ def test_gpu_host_announces_the_method_entry_points(tmp_path):
     f = next(site.glob('swaro_nb-*.dist-info')) / 'entry_points.txt'; before = f.read_text()
     assert 'already announced' in ep('--if-missing', str(site)) and f.read_text() == before
     assert 'tools/gpu/entry_points.py --if-missing /tmp/site' in (ROOT / 'tools/gpu/common.sh').read_text()
+
+def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
+    "An evaluation-only lease: a run trained earlier, its weights checked against results/weights-*.json, evaluated where RUNS names it."
+    import hashlib, os, subprocess, sys
+    from swaro_nb.runs import export_weights
+    work, S, W = tmp_path / 'work', tmp_path / 's', tmp_path / 'w'
+    (work / 'results' / 'runs').mkdir(parents=True); W.mkdir()
+    env = dict(os.environ, OMP_NUM_THREADS='1', MPLBACKEND='Agg')
+    tiny = ['--preset', 'smoke', '--name', 'tiny', '--epochs', '1', '--subset-per-class', '10', '--batch-size', '50', '--width', '8',
+            '--proj-hidden', '64', '--monitor-bank', '100', '--monitor-test', '50', '--n-clusters', '10', '--attack-steps', '2',
+            '--attack-groups', '1', '--attack-warmup-epochs', '1', '--out-dir', str(tmp_path / 'runs'), '--progress', 'false']
+    subprocess.run([sys.executable, '-m', 'swaro_nb.cli', 'train', *tiny], env=env, check=True, capture_output=True, cwd=tmp_path)
+    wf = export_weights(tmp_path / 'runs' / 'tiny', W / 'tiny.pt', half=True)
+    (work / 'results' / 'runs' / 'tiny').mkdir()
+    for f in ('config.json', 'run.json', 'metrics.jsonl'): (work / 'results/runs/tiny' / f).write_bytes((tmp_path / 'runs/tiny' / f).read_bytes())
+    sha = hashlib.sha256(wf.read_bytes()).hexdigest()
+    (work / 'results' / 'weights-test.json').write_text(json.dumps({'runs': {'tiny': {'sha256': sha}}}))
+    (work / 'tools').symlink_to(ROOT / 'tools')
+    env.update(SMOKE='1', S=str(S), RUNS='tiny:smoke:0', PRELOAD='tiny', WEIGHTS_DIR=str(W), WEIGHTS='1', DEADLINE='400',
+               PYTHON=sys.executable, GPUS='0', PROCS='1')
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=env, cwd=work, capture_output=True, text=True, timeout=420)
+    events = (S / 'events.log').read_text()
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert 'tiny: preloaded (weights checked)' in events and 'tiny: preloaded, evaluation only' in events, events
+    assert 'training on GPU' not in events and not (S / 'logs' / 'train_tiny.log').exists(), events
+    assert 'tiny: eval (fp32) exit 0' in events and 'weights (float16)' not in events, events
+    rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
+    assert rec['run'] == 'tiny' and rec['epochs'] == 1 and 'linf_8' in rec['metrics'] and rec['resumed'] == []
+    # wrong weights: not preloaded (the job then stops at its empty RUNS, after the preloading)
+    (W / 'tiny.pt').write_bytes(b'not the weights')
+    S2 = tmp_path / 's2'
+    subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2), RUNS=''), cwd=work, capture_output=True, text=True, timeout=60)
+    assert 'tiny: not preloaded (missing or wrong weights)' in (S2 / 'events.log').read_text()
+    assert not (S2 / 'preloaded.tiny').exists()

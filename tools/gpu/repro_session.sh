@@ -18,8 +18,10 @@
 #   PRECISIONS (fp32: each run is evaluated once per entry, in order, into eval/<precision>/; "bf16 fp32": bf16 first,
 #   then float32 only when at least LATER_MIN (330) seconds are left),
 #   PRELOAD (optional run names trained in an earlier lease: each gets a folder in $R from results/runs/<name>/ and the
-#   weights /root/swaro/weights/<name>.pt, sent by .gpu/weights-* receive.sh and checked against results/weights-*.json; not
-#   trained or evaluated again, there for AFTER), AFTER (optional: a command run once every run is evaluated, with PY, R, S and
+#   weights $WEIGHTS_DIR/<name>.pt (/root/swaro/weights, where .gpu/weights-* receive.sh put them), checked against
+#   results/weights-*.json; never trained again: there for AFTER, and a preloaded name that is also in RUNS is evaluated
+#   like the others, without training - an evaluation-only lease),
+#   AFTER (optional: a command run once every run is evaluated, with PY, R, S and
 #   LEFT (seconds to the deadline) set, bounded by the deadline, its output in logs/after.log, e.g. the black-box matrix:
 #   'python3 -m swaro_nb.cli eval $R/a $R/b --black-box-only --out $S/eval/fp32 --n-test 2000 --le-epochs 150 --no-progress';
 #   AFTER_WHEN=trained starts it as soon as every run has trained, beside their evaluations: what needs only the trained
@@ -60,11 +62,15 @@ IFS=, read -ra HL <<< "${HELP:-}"; PR=(${PRECISIONS:-fp32}); LATER_MIN=${LATER_M
 
 one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
   local k=$1 g=$2 name=$3 preset=$4 seed=$5 more=${6:-}; local t=$(( $(left) - RES - 30 ))
+  if [ -f $S/preloaded.$name ]; then log "$name: preloaded, evaluation only"   # trained in an earlier lease (PRELOAD)
+  else
   [ $t -gt 60 ] || { log "$name: no time left to train"; return; }
   log "$name: training on GPU $g ($preset, seed $seed, $E epochs, time limit $t s)"
   CUDA_VISIBLE_DEVICES=$g timeout $(( t + 60 )) $PY -m swaro_nb.cli train --preset $preset --name $name --seed $seed "${size[@]}" \
     ${more//,/ } --time-limit-s $t --out-dir $R --progress false > $S/logs/train_$name.log 2>&1
-  log "$name: train exit $? ($(tail -c 300 $S/logs/train_$name.log | tail -1))"; touch $S/trained.$name   # for AFTER_WHEN=trained
+  log "$name: train exit $? ($(tail -c 300 $S/logs/train_$name.log | tail -1))"
+  fi
+  touch $S/trained.$name   # for AFTER_WHEN=trained
   [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
   local h=${HL[$k]:-} gs=$g w=()
   local d0=cuda:0 d1=cuda:1; [ -n "${SMOKE:-}" ] && d0=cpu d1=cpu   # dry run: the worker processes on the CPU
@@ -89,18 +95,19 @@ tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2
     log "$name: eval ($p) exit $? ($(tail -c 300 $S/logs/eval_${name}_$p.log | tail -1))"
     first=0; tr=()   # Table 5 once
   done
-  if [ "${WEIGHTS:-}" = 1 ]; then mkdir -p $S/weights
+  if [ "${WEIGHTS:-}" = 1 ] && [ ! -f $S/preloaded.$name ]; then mkdir -p $S/weights
     $PY -c "import sys; from swaro_nb.runs import export_weights; export_weights(sys.argv[1], sys.argv[2], half=True)" $R/$name $S/weights/$name.pt \
       && split -b 15M -d -a 1 $S/weights/$name.pt $S/weights/$name.weights.pt. && rm $S/weights/$name.pt \
       && log "$name: weights (float16) in $(ls $S/weights/$name.weights.pt.* | wc -l) piece(s)" || log "$name: weights not exported"
   fi
   wait   # the t-SNE map
 }
-for n in ${PRELOAD:-}; do   # runs of an earlier lease, for AFTER
-  mkdir -p $R/$n && cp results/runs/$n/{config.json,run.json,metrics.jsonl} $R/$n/ && cp /root/swaro/weights/$n.pt $R/$n/weights.pt \
+rm -f $S/preloaded.*
+for n in ${PRELOAD:-}; do   # runs of an earlier lease, for AFTER (and evaluated when in RUNS)
+  mkdir -p $R/$n && cp results/runs/$n/{config.json,run.json,metrics.jsonl} $R/$n/ && cp ${WEIGHTS_DIR:-/root/swaro/weights}/$n.pt $R/$n/weights.pt \
     && $PY -c "import sys, json, glob, hashlib; want = {k: v['sha256'] for f in glob.glob('results/weights-*.json') for k, v in json.load(open(f))['runs'].items()}
 got = hashlib.sha256(open(sys.argv[2], 'rb').read()).hexdigest(); sys.exit(0 if want.get(sys.argv[1]) == got else 1)" $n $R/$n/weights.pt \
-    && log "$n: preloaded (weights checked)" || { log "$n: not preloaded (missing or wrong weights)"; rm -rf $R/$n; }
+    && { touch $S/preloaded.$n; log "$n: preloaded (weights checked)"; } || { log "$n: not preloaded (missing or wrong weights)"; rm -rf $R/$n; }
 done
 if [ -n "${SIDE:-}" ]; then
   mkdir -p $S/side; log "side job: $SIDE"
