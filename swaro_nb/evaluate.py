@@ -11,9 +11,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from .core import as_device, extract_features, run_stamp, atomic_json, check_int, git_commit, device_name
+from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, git_commit, device_name
 from .data import load_cifar, check_name, balanced_subset, subset_indices
-from .linear import linear_eval, robust_linear_eval
+from .linear import linear_eval, robust_linear_eval, LinearClassifier
 from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
 from .robustness import evaluate_robustness, black_box_matrix
 from .runs import load_run
@@ -100,13 +100,14 @@ def _fingerprint(net: nn.Module, settings: dict) -> str:
     for k, v in net.state_dict().items(): d.update(k.encode()); d.update(v.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
     return d.hexdigest()
 
-def _read_part(pdir, key: str, fingerprint: str) -> dict | None:
-    "A finished piece of an interrupted evaluation with the same fingerprint, or None (missing, unreadable or made otherwise)."
-    f = None if pdir is None else Path(pdir) / f'{key}.json'
+def _read_part(pdir, key: str, fingerprint: str, head: bool = False) -> dict | None:
+    "A finished piece of an interrupted evaluation (or, `head`, a head it had fitted) with the same fingerprint, or None (missing, unreadable or made otherwise)."
+    f = None if pdir is None else Path(pdir) / (f'{key}-head.pt' if head else f'{key}.json')
     if f is None or not f.is_file(): return None
-    try: part = json.loads(f.read_text())
-    except (OSError, json.JSONDecodeError): return None
-    return part if isinstance(part, dict) and part.get('kind') == 'eval_part' and part.get('fingerprint') == fingerprint else None
+    try: part = torch.load(f, map_location='cpu', weights_only=True) if head else json.loads(f.read_text())
+    except Exception: return None   # unreadable: a half-copied or foreign file is computed again
+    ok = isinstance(part, dict) and part.get('kind') == ('eval_head' if head else 'eval_part') and part.get('fingerprint') == fingerprint
+    return part if ok else None
 
 # %% ../nbs/10b_evaluate.ipynb #9aa7a278
 def evaluate_run(run_dir,  # a run folder (see `load_run`)
@@ -116,6 +117,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  attacks=DEFAULT_ATTACKS,  # white-box columns: dict name -> AttackSpec, or names from ALL_ATTACKS
                  table3: bool = False,  # also Table 3's BIM / FGSM / Jitter, untargeted and targeted
                  rle: bool = True,  # also fit and attack the rLE head
+                 le: bool = True,  # fit and attack the LE head (False: e.g. an rLE-only evaluation of a run whose LE record exists)
                  n_test: int | None = None,  # seeded random subset of the test set (None: all 10,000)
                  device=None,  # default: CUDA if available
                  batch_size: int = 512,  # images per attack batch
@@ -139,6 +141,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     "LE (and rLE) of a run's frozen encoder, then clean and adversarial accuracy of each classifier; written to `out/<run>-eval.json`."
     t_all = time.perf_counter()
     check_int(le_epochs, 'le_epochs'); check_int(rle_epochs, 'rle_epochs')
+    if not (le or rle): raise ValueError("nothing to evaluate: le and rle are both off (a supervised run's own classifier is evaluated beside a head)")
     specs = _specs(attacks, table3)
     net, method, cfg, rec = load_run(run_dir, device)
     dev = next(net.parameters()).device
@@ -157,7 +160,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                                 shards=shards or (len(workers) if workers else 1), members=sorted(members or {}),
                                 specs={k: asdict(s) for k, s in specs.items()}))
     pieces = ([('classifier', 'classifier', None, None, None)] if getattr(method, 'has_classifier', False) and ds == cfg.dataset else []) \
-             + [('le', 'LE', linear_eval, le_epochs, le_lr)] + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
+             + ([('le', 'LE', linear_eval, le_epochs, le_lr)] if le else []) + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
     resumed, t_resumed = [], 0.0
     for key, label, fit, epochs, lr in pieces:   # a supervised run's own classifier first: the paper's number for it
         part = _read_part(pdir, key, fp) if resume else None
@@ -165,8 +168,16 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
             t = time.perf_counter(); lin_rec = None
             if fit is None: model = method.classifier(net)
             else:
-                h = fit(*head_args, epochs=epochs, lr=lr, **lin); model = h.model
-                seconds[key] = time.perf_counter() - t; lin_rec = _head_record(h)
+                hp = _read_part(pdir, key, fp, head=True) if resume else None   # a head fitted before an interruption
+                if hp is None:
+                    h = fit(*head_args, epochs=epochs, lr=lr, **lin); model = h.model
+                    hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(dev).items()}, head=h.model.head.state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
+                    if pdir is not None: atomic_save(hp, pdir / f'{key}-head.pt')
+                else:
+                    model = LinearClassifier(enc, head_args[5], head_args[6]).to(dev); model.head.load_state_dict(hp['head'])
+                    resumed.append(dict(piece=f'{key} head', card=hp['card'], commit=hp['commit'], date=hp['date'], seconds=hp['seconds'])); t_resumed += hp['seconds']
+                    t -= hp['seconds']   # the piece's seconds count the fit it took
+                seconds[key] = hp['seconds']; lin_rec = hp['linear']
             r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
                                     autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
             part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(dev), accs=_accs(r), linear=lin_rec, head_seconds=seconds.get(key),
@@ -186,7 +197,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     seconds['total'] = time.perf_counter() - t_all + t_resumed
     res = dict(kind='eval', run=name, method=cfg.method, dataset=ds, epochs=rec.get('epochs_done'), **run_stamp(dev),
                train=_train_stamp(rec), config=asdict(cfg), metrics=metrics, linear=linear, worst=worst, aa_check=aa_check,
-               budgets=dict(le_epochs=le_epochs, le_lr=le_lr, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
+               budgets=dict(le_epochs=le_epochs if le else None, le_lr=le_lr if le else None, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=max(shards_used),
@@ -370,7 +381,7 @@ def evaluate_runs(runs: list,  # run folders
         recs = [r for r in done['eval'] if r['dataset'] == ds]
         print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
         if table3 and ds == 'cifar10': print(comparison_table('table3', recs))
-    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'workers', 'shards', 'chain_autoattack', 'resume')}   # what transfer and Table 4 take
+    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'workers', 'shards', 'chain_autoattack', 'resume', 'le')}   # what transfer and Table 4 take
     if transfer:
         done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **heads_only)
                             for r in runs]

@@ -152,7 +152,7 @@ def _eval_rows(table: str, results: list, protocol: bool = False) -> tuple:
             entries = [(m, _label(m), 'LE', met)]
             if 'rle' in met and table != 'table3': entries.append((f'{m}+rle', _label(f'{m}+rle') if f'{m}+rle' in ROW_LABELS else f'{_label(m)}+rLE', 'rLE', met['rle']))
         for key, label, setting, ours in entries:
-            if table == 'table3' and not any(c in ours for c in cols): continue
+            if not any(c in ours for c in cols): continue   # nothing of this table (e.g. Table 3's without its attacks, an rLE-only record's LE)
             seen.add(key)
             extra = {} if table == 'table3' else {'attacks': shows}
             rows.append({'method': label, 'setting': setting, **extra, **_meta(r), **_pairs(ours, PAPER[table].get(key), cols, src)})

@@ -73,6 +73,18 @@ def test_cli_transfer_cifar100(runs, tmp_path):
     assert len(df) == 1 and '(paper)' in markdown_table(df).splitlines()[0]
     assert df.iloc[0]['clean (paper)'] == PAPER['table5']['swaro']['cifar10->cifar100']
 
+def test_cli_rle_only(runs, tmp_path):
+    "--no-le: an rLE-only record (what results/eval/rle/ holds); the Table 1 rows and the printout render without LE columns."
+    out = tmp_path / 'res'
+    r = _eval(runs / 'swaro', '--smoke', '--no-le', '--rle-epochs', 1, '--n-test', 16, '--train-per-class', 10, '--attacks', 'clean,linf_8', '--out', out)
+    assert r.returncode == 0, r.stderr[-4000:]
+    res = json.loads((out / 'swaro-eval.json').read_text())
+    assert set(res['metrics']) == {'rle'} and {'clean', 'linf_8'} <= set(res['metrics']['rle'])
+    assert (res['budgets']['le_epochs'], res['budgets']['rle_epochs']) == (None, 1) and set(res['linear']) == {'rle'} and res['resumed'] == []
+    assert not (out / 'swaro-eval.parts').exists()   # the pieces go once the record is written
+    df = paper_table('table1', [res])
+    assert list(df['setting']) == ['rLE'], df
+
 def test_cli_black_box_two_runs(runs, tmp_path):
     "Two runs without rLE, with the black-box matrix: one record per run, a 2x2 matrix per radius in the paper's orientation."
     out = tmp_path / 'res'
