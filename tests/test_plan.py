@@ -143,11 +143,30 @@ def test_evaluation_model(tmp_path, capsys):
     assert rc == 0 and aa['c'] == pytest.approx(aa['d'] * plan.NONROBUST_FRAC / plan.ROBUST_FRAC) and aa['d'] == pytest.approx(aa['e'])
 
 
+def test_evaluation_only_runs_and_rle_only_heads(tmp_path, capsys):
+    "A run trained earlier (\"trained\": true) is priced as its evaluation alone; an rLE-only evaluation (le false) attacks one head."
+    evs = [evrec(le_epochs=100, le_s=10.0), evrec(le_epochs=20, le_s=2.0)]
+    evs[0]['_file'] = evs[1]['_file'] = 'x-eval.json'
+    m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    both, rle_only = (m.predict(dict(le=le, le_epochs=150, rle_epochs=5, n_test=1000), 0) for le in (True, False))
+    assert rle_only['le'] == 0 and rle_only['rle'] == pytest.approx(both['rle'])
+    assert rle_only['attacks_table1'] == pytest.approx(both['attacks_table1'] / 2)   # one head attacked instead of two
+    with pytest.raises(plan.PlanError, match='evaluates nothing'): m.predict(dict(le=False, rle_epochs=0), 0)
+    runs = [dict(name='a', method='swaro', epochs=200, trained=True, eval=dict(le=False, rle_epochs=5, n_test=1000))]
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, [], evs, '--gpus', 1)   # no speed record needed: nothing trains
+    r = js['runs'][0]
+    assert rc == 0 and r['eval_start_min'] == pytest.approx(0) and 'trained earlier (evaluation only)' in out
+
+def test_rle_lease_plan_fits():
+    "The committed rLE lease plan prices with the committed records and fits a lease."
+    assert plan.main([str(ROOT / 'tools/gpu/plans/rle-lease.json'), '--gpus', '4']) == 0
+
+
 def test_bad_input_is_one_line(tmp_path, capsys):
     speed = [spd('swaro', 1.0)]
     for runs, msg in [([dict(name='a', method='swaro')], "has no 'epochs'"),
                       ([dict(name='a', method='swaro', epochs=1, variant='fast')], "variant 'fast'"),
-                      ([dict(name='a', method='swaro', epochs=1, eval=dict(le=3))], 'unknown eval field'),
+                      ([dict(name='a', method='swaro', epochs=1, eval=dict(leee=3))], 'unknown eval field'),
                       ([dict(name='a', method='simclr', epochs=1)], 'no speed record')]:
         rc, out, err, js = run_plan(tmp_path, capsys, runs, speed)
         assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1, err
@@ -212,6 +231,9 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     assert 'tiny: eval (fp32) exit 0' in events and 'weights (float16)' not in events, events
     rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
     assert rec['run'] == 'tiny' and rec['epochs'] == 1 and 'linf_8' in rec['metrics'] and rec['resumed'] == []
+    import tarfile
+    packed = tarfile.open(S / 'pack.tar').getnames()
+    assert 'eval/fp32/tiny-eval.json' in packed and not any(n.endswith('.pt') for n in packed), packed   # records, no weights
     # wrong weights: not preloaded (the job then stops at its empty RUNS, after the preloading)
     (W / 'tiny.pt').write_bytes(b'not the weights')
     S2 = tmp_path / 's2'

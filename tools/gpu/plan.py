@@ -78,7 +78,9 @@ VARIANTS = {'eager', 'base', *COMPILED}
 N_TRAIN, N_TEST = 50000, 10000
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
-                     train_images=N_TRAIN, procs=1, robust_frac=None)
+                     train_images=N_TRAIN, procs=1, robust_frac=None, le=True)
+# le: False for an rLE-only evaluation (swaro_eval --no-le); a run with "trained": true is evaluated only (trained in an
+# earlier lease, its weights preloaded: repro_session.sh PRELOAD with RUNS naming it), no start-up or training priced
 # procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS). The records time each
 # attack in its own process, so their seconds are process-seconds; ASSUMED: n processes divide them evenly. Measured at
 # 72234fe (results/eval/swaro-c10-200-s*-eval.json): 825 and 840 process-seconds in 4 processes over two H200s took
@@ -306,8 +308,9 @@ class EvalModel:
         n = ev['n_test'] or N_TEST
         rle = bool(ev['rle_epochs'])
         if rle and self.rle_s is None: raise PlanError("the plan asks for rLE but no evaluation record times it")
-        heads = 1 + rle
-        out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale,
+        heads = int(bool(ev['le'])) + rle
+        if not heads: raise PlanError("an evaluation with neither LE nor rLE (le false, rle_epochs 0) evaluates nothing")
+        out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale if ev['le'] else 0.0,
                    rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
         for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack'])):
             u = set_units(self.sets, key) if on else dict(all=0.0, robust=0.0, aa=0)
@@ -382,12 +385,14 @@ def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
     "Each run with its predicted seconds: start-up, training (and where its speed came from), evaluation."
     jobs = []
     for r in runs:
-        if 's_per_epoch' in r:
+        if r.get('trained'):
+            sp = dict(s=0.0, record=None, assumption=None, source='trained earlier (evaluation only)')
+        elif 's_per_epoch' in r:
             sp = dict(s=float(r['s_per_epoch']), record=None, assumption="s_per_epoch given in the plan", source='the plan')
         else:
             sp = speeds.lookup(r['method'], r['loss_form'], r['gpus'], r['variant'], r['batch'])
         v = ALIASES.get(r['variant'], r['variant'])
-        startup = a.run_startup_s + (a.compile_s if v in COMPILED else 0)
+        startup = 0.0 if r.get('trained') else a.run_startup_s + (a.compile_s if v in COMPILED else 0)
         ev = None
         if r['eval'] is not None:
             if evm is None: raise PlanError("the plan evaluates runs but no evaluation record was found")

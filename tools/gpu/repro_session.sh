@@ -44,7 +44,9 @@ log() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*" | tee -a $S/events.lo
 pack() {
   for d in $R/*/; do [ -d "$d" ] || continue; n=$(basename $d); mkdir -p $S/records/$n
     cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
-  tar -cf $S/pack.tar --exclude='*.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='side/pack.tar' --exclude='weights' \
+  # no checkpoints or weights (they come back in pieces, WEIGHTS=1); an evaluation's kept heads (eval/*/<run>-eval.parts/*-head.pt,
+  # a few kB each) do come back, so a later call can resume an evaluation the deadline stopped
+  tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='side/pack.tar' --exclude='weights' \
     -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
