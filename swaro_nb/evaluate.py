@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, git_commit, device_name
+from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, device_name
 from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval, LinearClassifier
 from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
@@ -94,9 +94,8 @@ def _head_record(h) -> dict:
     return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
 
 def _fingerprint(net: nn.Module, settings: dict) -> str:
-    "What a piece of an evaluation depends on: the network's weights, the settings, the code and the card (sha256)."
-    d = hashlib.sha256(json.dumps(dict(settings, commit=git_commit(), card=device_name(next(net.parameters()).device)),
-                                  sort_keys=True, default=str).encode())
+    "What a piece of an evaluation depends on: the network's weights, the settings and the card (sha256); each piece records its own commit."
+    d = hashlib.sha256(json.dumps(dict(settings, card=device_name(next(net.parameters()).device)), sort_keys=True, default=str).encode())
     for k, v in net.state_dict().items(): d.update(k.encode()); d.update(v.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
     return d.hexdigest()
 

@@ -221,6 +221,8 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     sha = hashlib.sha256(wf.read_bytes()).hexdigest()
     (work / 'results' / 'weights-test.json').write_text(json.dumps({'runs': {'tiny': {'sha256': sha}}}))
     (work / 'tools').symlink_to(ROOT / 'tools')
+    junk = work / 'results/eval/parts/tiny-eval.parts'; junk.mkdir(parents=True)   # pieces a lease brought back (here: not a match)
+    (junk / 'le.json').write_text('{"kind": "eval_part", "fingerprint": "another"}')
     env.update(SMOKE='1', S=str(S), RUNS='tiny:smoke:0', PRELOAD='tiny', WEIGHTS_DIR=str(W), WEIGHTS='1', DEADLINE='400',
                PYTHON=sys.executable, GPUS='0', PROCS='1')
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=env, cwd=work, capture_output=True, text=True, timeout=420)
@@ -229,6 +231,7 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     assert 'tiny: preloaded (weights checked)' in events and 'tiny: preloaded, evaluation only' in events, events
     assert 'training on GPU' not in events and not (S / 'logs' / 'train_tiny.log').exists(), events
     assert 'tiny: eval (fp32) exit 0' in events and 'weights (float16)' not in events, events
+    assert 'tiny: resuming the pieces in results/eval/parts/tiny-eval.parts' in events   # copied in, not taken (fingerprint)
     rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
     assert rec['run'] == 'tiny' and rec['epochs'] == 1 and 'linf_8' in rec['metrics'] and rec['resumed'] == []
     import tarfile

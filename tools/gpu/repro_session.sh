@@ -26,6 +26,9 @@
 #   'python3 -m swaro_nb.cli eval $R/a $R/b --black-box-only --out $S/eval/fp32 --n-test 2000 --le-epochs 150 --no-progress';
 #   AFTER_WHEN=trained starts it as soon as every run has trained, beside their evaluations: what needs only the trained
 #   runs, like that matrix, then does not wait for the evaluations and the deadline),
+#   An evaluation stopped by its deadline leaves its finished pieces in eval/fp32/<name>-eval.parts/ (packed); committed to
+#   results/eval/parts/, they are copied back before that run's float32 evaluation and taken where its settings (and the
+#   number of attack processes) are the same.
 #   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
 #   before DEADLINE, so give what it starts deadlines of its own; what it leaves under $S/side is packed).
 # Launch it from a copy of the checkout (the job outlives the call that starts it):
@@ -86,6 +89,8 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
     if [ $first = 0 ] && [ $te -lt $LATER_MIN ]; then log "$name: $te s left, no $p evaluation"; continue; fi
     [ $te -gt 30 ] || { log "$name: no time left to evaluate ($p)"; continue; }
     mkdir -p $S/eval/$p
+    if [ $p = fp32 ] && [ -d results/eval/parts/$name-eval.parts ] && [ ! -d $S/eval/$p/$name-eval.parts ]; then   # pieces an earlier lease brought back
+      cp -r results/eval/parts/$name-eval.parts $S/eval/$p/ && log "$name: resuming the pieces in results/eval/parts/$name-eval.parts"; fi
     log "$name: evaluating ($p) on GPU $gs ${w[*]} (at most $te s)"
     if [ $first = 1 ] && [ "${TSNE:-1}" = 1 ] && [ -z "${SMOKE:-}" ]; then   # the t-SNE map beside the evaluation (CPU-bound, its own process)
       CUDA_VISIBLE_DEVICES=$g timeout $te $PY -c "import sys, json; from swaro_nb.data import load_cifar; from swaro_nb.tsne import tsne_plot
