@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from .core import check_int
 
 # %% auto #0
-__all__ = ['Normalize', 'BasicBlock', 'ResNet18', 'ProjectionHead', 'ContrastiveNet', 'count_params', 'fold_bn']
+__all__ = ['Normalize', 'BasicBlock', 'ResNet18', 'ProjectionHead', 'ContrastiveNet', 'count_params', 'fold_bn', 'attack_copy']
 
 # %% ../nbs/02_encoder.ipynb #badd7759
 class Normalize(nn.Module):
@@ -207,3 +207,25 @@ def fold_bn(model: nn.Module,  # a network of this module (ResNet18, Contrastive
             raise ValueError("`into` is not a fold_bn copy of this model (its tensors' names or shapes differ); call fold_bn(model) first")
     into.load_state_dict(state)  # copies into the existing tensors (keeps their addresses and memory format)
     return into.eval().requires_grad_(False)
+
+# %% ../nbs/02_encoder.ipynb #e5759384
+class _ChannelsLast(torch.autograd.Function):
+    "Identity that hands the network channels-last images and gives their gradient back in the caller's layout."
+    @staticmethod
+    def forward(ctx, x): return x.contiguous(memory_format=torch.channels_last)
+    @staticmethod
+    def backward(ctx, g): return g.contiguous()
+
+class _ChannelsLastInput(nn.Module):
+    "Wraps a network so that it computes in channels-last memory while its inputs and their gradients stay contiguous."
+    def __init__(self, m: nn.Module): super().__init__(); self.m = m.to(memory_format=torch.channels_last)
+    def forward(self, x): return self.m(_ChannelsLast.apply(x) if x.ndim == 4 else x)
+
+def attack_copy(model: nn.Module,  # a network (a classifier, an encoder) in eval mode
+                device: torch.device,  # where it runs
+               ) -> nn.Module:  # on CUDA: a BN-folded channels-last copy (the same function); elsewhere the model itself
+    "The network attacks run on: on CUDA a copy with batch-norm folded, computing in channels-last memory, else `model`."
+    if torch.device(device).type != 'cuda': return model
+    try: m = fold_bn(model)
+    except ValueError: m = copy.deepcopy(model).eval()   # a network fold_bn does not know: attack an unfolded copy
+    return _ChannelsLastInput(m).eval()

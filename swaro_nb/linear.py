@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import as_device, amp_context, to_float, describe, extract_features, check_int
 from .augment import crop_flip
+from .encoder import attack_copy
 from .eval_attacks import pgd
 
 # %% auto #0
@@ -99,8 +100,14 @@ def _check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma):
     for v, nm in ((momentum, 'momentum'), (weight_decay, 'weight_decay')):
         if not ok(v) or v < 0: raise ValueError(f"{nm} must be a finite number >= 0, got {v!r}")
 
+class _LiveHead(nn.Module):
+    "A frozen encoder copy (e.g. `attack_copy`'s) in front of the head being trained: the same classifier as the `LinearClassifier`, the head shared."
+    def __init__(self, encoder: nn.Module, head: nn.Linear): super().__init__(); self.encoder, self.head = encoder, head
+    def features(self, x): return self.encoder(x).flatten(1)
+    def forward(self, x): return self.head(self.features(x))
+
 def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, feat_dim, n_classes, *, epochs, lr, momentum,
-                weight_decay, batch_size, milestones, milestone_ref, gamma, augment, device, seed, progress, amp, attack, kind):
+                weight_decay, batch_size, milestones, milestone_ref, gamma, augment, device, seed, progress, amp, attack, kind, fast=False):
     "The loop shared by LE and rLE: SGD on a linear head over a frozen encoder; `attack(model, x, y, generator)` makes rLE's inputs."
     t0 = time.perf_counter()
     _check_data(train_images, train_labels, 'train'); _check_data(test_images, test_labels, 'test')
@@ -119,6 +126,10 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
     feats = None if on_the_fly else extract_features(model.encoder, xs, batch_size, dev, amp)
     if feats is not None and feats.shape[1] != feat_dim:
         raise ValueError(f"the encoder gives {feats.shape[1]}-d features but feat_dim={feat_dim}")
+    run = model   # what the per-batch passes (attack, features) go through
+    if on_the_fly and fast:
+        enc = attack_copy(model.encoder, dev)   # on CUDA: BN folded, channels-last (the same function); elsewhere the encoder itself
+        if enc is not model.encoder: run = _LiveHead(enc, model.head)
     opt = torch.optim.SGD(model.head.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     n, losses = len(ys), []
     model.train()  # the head trains; the encoder stays in eval mode
@@ -132,8 +143,8 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
             if on_the_fly:
                 x = to_float(xs[idx])
                 if augment: x = crop_flip(x, g)
-                if attack is not None: x = attack(model, x, y, g)
-                with torch.no_grad(), amp_context(dev, amp): f = model.features(x).float()
+                if attack is not None: x = attack(run, x, y, g)
+                with torch.no_grad(), amp_context(dev, amp): f = run.features(x).float()
             else: f = feats[idx]
             loss = F.cross_entropy(model.head(f), y)
             opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
@@ -195,6 +206,7 @@ def robust_linear_eval(encoder: nn.Module,  # frozen feature extractor on [0,1] 
                        progress: bool = True,  # show a progress bar over epochs
                        milestone_ref: int = 150,  # the schedule length `milestones` refer to
                        amp: bool | None = None,  # bf16 autocast for the encoder (None: on CUDA only)
+                       fast: bool = True,  # on CUDA, craft the examples through a BN-folded channels-last copy of the encoder (the same function)
                       ) -> LinearResult:
     "Robust linear evaluation (rLE): LE whose head trains on PGD-10 l_inf cross-entropy examples crafted through encoder + current head."
     def attack(model, x, y, g):
@@ -202,4 +214,4 @@ def robust_linear_eval(encoder: nn.Module,  # frozen feature extractor on [0,1] 
     return _fit_linear(encoder, train_images, train_labels, test_images, test_labels, feat_dim, n_classes, epochs=epochs, lr=lr,
                        momentum=momentum, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones,
                        milestone_ref=milestone_ref, gamma=gamma, augment=augment, device=device, seed=seed,
-                       progress=progress, amp=amp, attack=attack, kind='rLE')
+                       progress=progress, amp=amp, attack=attack, kind='rLE', fast=fast)

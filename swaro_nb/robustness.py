@@ -10,12 +10,12 @@ import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
 from .core import eval_mode, to_float, describe, check_int
-from .encoder import fold_bn
+from .encoder import attack_copy
 from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, target_labels, Logits, ALL_ATTACKS,
                                    DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN, AA_TARGETS)
 
 # %% auto #0
-__all__ = ['AA_TOLERANCE', 'AA_PAIRS', 'sanity_flags', 'attack_copy', 'evaluate_robustness', 'black_box_matrix']
+__all__ = ['AA_TOLERANCE', 'AA_PAIRS', 'sanity_flags', 'evaluate_robustness', 'black_box_matrix']
 
 # %% ../nbs/07a_robustness.ipynb #0ddd9fd2
 AA_TOLERANCE = 1.0  # points the worst case may stand above AutoAttack on the same images before it is flagged
@@ -67,27 +67,6 @@ def _float_dtype(model) -> torch.dtype:
     "float64 for a float64 model, else float32: the dtype images are given to the model in."
     p = next((p for p in model.parameters() if p.is_floating_point()), None)
     return torch.float32 if p is None else torch.promote_types(p.dtype, torch.float32)
-
-class _ChannelsLast(torch.autograd.Function):
-    "Identity that hands the network channels-last images and gives their gradient back in the caller's layout."
-    @staticmethod
-    def forward(ctx, x): return x.contiguous(memory_format=torch.channels_last)
-    @staticmethod
-    def backward(ctx, g): return g.contiguous()
-
-class _ChannelsLastInput(nn.Module):
-    "Wraps a network so that it computes in channels-last memory while its inputs and their gradients stay contiguous."
-    def __init__(self, m: nn.Module): super().__init__(); self.m = m.to(memory_format=torch.channels_last)
-    def forward(self, x): return self.m(_ChannelsLast.apply(x) if x.ndim == 4 else x)
-
-def attack_copy(model: nn.Module,  # a classifier in eval mode
-                device: torch.device,  # where it runs
-               ) -> nn.Module:  # on CUDA: a BN-folded channels-last copy (the same function); elsewhere the model itself
-    "The classifier the attacks run on: on CUDA a copy with batch-norm folded, computing in channels-last memory, else `model`."
-    if device.type != 'cuda': return model
-    try: m = fold_bn(model)
-    except ValueError: m = copy.deepcopy(model).eval()   # a network fold_bn does not know: attack an unfolded copy
-    return _ChannelsLastInput(m).eval()
 
 def _torchattacks(model, spec, n_classes, amp):
     "The torchattacks object for a spec of its PGD/PGDL2/FGSM/BIM/Jitter (else None: ours runs)."

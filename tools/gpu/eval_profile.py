@@ -32,7 +32,7 @@ def main(argv=None):
     from swaro_nb.core import run_stamp, to_float
     from swaro_nb.encoder import ContrastiveNet
     from swaro_nb.eval_attacks import apgd, autoattack, logits
-    from swaro_nb.robustness import attack_copy
+    from swaro_nb.encoder import attack_copy
     dev = torch.device('cuda' if torch.cuda.is_available() and not a.smoke else 'cpu')
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     sizes = [16, 32] if a.smoke else [int(s) for s in a.sizes.split(',')]
