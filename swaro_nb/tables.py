@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'VARIANT_ORDER', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
            'load_results', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant',
-           'longest_budget', 'seed_comparison', 'black_box_row', 'paper_anomalies']
+           'paper_variants', 'seed_comparison', 'black_box_row', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -200,6 +200,7 @@ def paper_table(table: str,  # one of TABLES
                 results: list,  # result records (dicts from the JSON files; other kinds are ignored)
                 include_missing: bool = False,  # also list the paper's rows we have no result for
                 protocol: bool = False,  # Tables 1/2 and ablations: the paper's PGD-20 protocol columns instead of the worst cases
+                longest: bool = False,  # Tables 1-3: of each method and setting (LE, rLE, classifier), only the rows of its longest training
                ):  # pandas.DataFrame: label columns, then `col`, `col (paper)` pairs
     "Our results in the format of one of the paper's tables, each number beside the paper's."
     import pandas as pd
@@ -208,6 +209,10 @@ def paper_table(table: str,  # one of TABLES
     if table == 'table5': return pd.DataFrame(_table5_rows(results, include_missing))
     if table == 'table4': return pd.DataFrame(_table4_rows(results))
     rows, seen, cols = _eval_rows(table, results, protocol)
+    if longest:   # every seed of each (method, setting)'s longest training
+        top = {}
+        for r in rows: k = (r['method'], r['setting']); top[k] = max(top.get(k, 0), r.get('epochs') or 0)
+        rows = [r for r in rows if (r.get('epochs') or 0) == top[(r['method'], r['setting'])]]
     if include_missing:
         for key, paper in PAPER[table].items():
             if key in seen: continue
@@ -314,14 +319,10 @@ def by_variant(records: list  # results records
     rank = lambda v: (VARIANT_ORDER.index(v), '') if v in VARIANT_ORDER else (len(VARIANT_ORDER), v)
     return {v: out[v] for v in sorted(out, key=rank)}
 
-def longest_budget(records: list  # results records (any kinds)
-                  ) -> list:  # the same records, less the evaluations a longer training of the same variant supersedes
-    "What the paper's tables show: per variant and dataset, the evaluations of its longest training (every seed); the ablation variants (SwARo with other p or targets) left to their own sections."
-    evs = [r for r in records if r.get('kind') == 'eval']
-    top = {}
-    for r in evs: k = (variant(r), r.get('dataset')); top[k] = max(top.get(k, 0), r.get('epochs') or 0)
-    keep = lambda r: variant(r) == _label(r.get('method') or (r.get('config') or {}).get('method')) and (r.get('epochs') or 0) == top[(variant(r), r.get('dataset'))]
-    return [r for r in records if r.get('kind') != 'eval' or keep(r)]
+def paper_variants(records: list  # results records (any kinds)
+                  ) -> list:  # the same records, less the evaluations of ablation variants
+    "What the paper's tables show: every record but the evaluations of SwARo with another p or target rule (their own sections show those)."
+    return [r for r in records if r.get('kind') != 'eval' or variant(r) == _label(r.get('method') or (r.get('config') or {}).get('method'))]
 
 def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one per seed)
                     b: list,  # eval records of the second group (e.g. RoCL)
