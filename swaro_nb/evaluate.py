@@ -201,7 +201,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
-                            attacks=ran),   # the specs as run (the LE head is always attacked)
+                            attacks=ran),   # the specs as run, every attacked head's
                seconds=seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None:
