@@ -93,6 +93,8 @@ def _head_record(h) -> dict:
     "What a results record keeps of a fitted linear head (its clean accuracy is the robustness evaluation's `clean`)."
     return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
 
+_PIECE_VERSION = 1   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
+
 def _fingerprint(net: nn.Module, settings: dict) -> str:
     "What a piece of an evaluation depends on: the network's weights, the settings and the card (sha256); each piece records its own commit."
     d = hashlib.sha256(json.dumps(dict(settings, card=device_name(next(net.parameters()).device)), sort_keys=True, default=str).encode())
@@ -153,15 +155,17 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used = {}, {}, {}, [], {}, {}, {}, {}, set()
     name = Path(run_dir).name
     pdir = _out_path(out, run_dir, f'{name}-eval.parts')   # each piece's record, written as soon as it is done
-    fp = _fingerprint(net, dict(dataset=ds, le_epochs=le_epochs, le_lr=le_lr, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr,
-                                train_per_class=train_per_class, n_test=n_test, seed=seed, amp=amp, attack_amp=attack_amp,
-                                autoattack_n=autoattack_n, batch_size=batch_size, fast=fast, chain_autoattack=chain_autoattack,
-                                shards=shards or (len(workers) if workers else 1), members=sorted(members or {}),
-                                specs={k: asdict(s) for k, s in specs.items()}))
+    common = dict(version=_PIECE_VERSION, dataset=ds, config=asdict(cfg), n_test=n_test, seed=seed, attack_amp=attack_amp, autoattack_n=autoattack_n,
+                  batch_size=batch_size, fast=fast, chain_autoattack=chain_autoattack, shards=shards or (len(workers) if workers else 1),
+                  members={k: asdict(m) for k, m in (members or {}).items()}, specs={k: asdict(s) for k, s in specs.items()})
+    heads_of = dict(le=dict(epochs=le_epochs, lr=le_lr), rle=dict(epochs=rle_epochs, lr=rle_lr), classifier={})   # what else each piece depends on
+    fps = {k: _fingerprint(net, dict(common, piece=k, **v, **(dict(train_per_class=train_per_class, amp=amp) if v else {})))
+           for k, v in heads_of.items()}
     pieces = ([('classifier', 'classifier', None, None, None)] if getattr(method, 'has_classifier', False) and ds == cfg.dataset else []) \
              + ([('le', 'LE', linear_eval, le_epochs, le_lr)] if le else []) + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
     resumed, t_resumed = [], 0.0
     for key, label, fit, epochs, lr in pieces:   # a supervised run's own classifier first: the paper's number for it
+        fp = fps[key]
         part = _read_part(pdir, key, fp) if resume else None
         if part is None:
             t = time.perf_counter(); lin_rec = None

@@ -152,6 +152,8 @@ def test_evaluation_only_runs_and_rle_only_heads(tmp_path, capsys):
     assert rle_only['le'] == 0 and rle_only['rle'] == pytest.approx(both['rle'])
     assert rle_only['attacks_table1'] == pytest.approx(both['attacks_table1'] / 2)   # one head attacked instead of two
     with pytest.raises(plan.PlanError, match='evaluates nothing'): m.predict(dict(le=False, rle_epochs=0), 0)
+    sup = m.predict(dict(le=True, le_epochs=150, rle_epochs=0, n_test=1000, classifier=True), 0)   # AT, TRADES, CE: their classifier too
+    assert sup['attacks_table1'] == pytest.approx(2 * m.predict(dict(le_epochs=150, rle_epochs=0, n_test=1000), 0)['attacks_table1'])
     runs = [dict(name='a', method='swaro', epochs=200, trained=True, eval=dict(le=False, rle_epochs=5, n_test=1000))]
     rc, out, err, js = run_plan(tmp_path, capsys, runs, [], evs, '--gpus', 1)   # no speed record needed: nothing trains
     r = js['runs'][0]
@@ -167,6 +169,7 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     for runs, msg in [([dict(name='a', method='swaro')], "has no 'epochs'"),
                       ([dict(name='a', method='swaro', epochs=1, variant='fast')], "variant 'fast'"),
                       ([dict(name='a', method='swaro', epochs=1, eval=dict(leee=3))], 'unknown eval field'),
+                      ([dict(name='a', method='swaro', epochs=1, trained='false')], 'trained must be true or false'),
                       ([dict(name='a', method='simclr', epochs=1)], 'no speed record')]:
         rc, out, err, js = run_plan(tmp_path, capsys, runs, speed)
         assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1, err
@@ -237,9 +240,10 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     import tarfile
     packed = tarfile.open(S / 'pack.tar').getnames()
     assert 'eval/fp32/tiny-eval.json' in packed and not any(n.endswith('.pt') for n in packed), packed   # records, no weights
-    # wrong weights: not preloaded (the job then stops at its empty RUNS, after the preloading)
+    # wrong weights: not preloaded, and then neither trained (a short run under its name) nor evaluated
     (W / 'tiny.pt').write_bytes(b'not the weights')
     S2 = tmp_path / 's2'
-    subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2), RUNS=''), cwd=work, capture_output=True, text=True, timeout=60)
-    assert 'tiny: not preloaded (missing or wrong weights)' in (S2 / 'events.log').read_text()
-    assert not (S2 / 'preloaded.tiny').exists()
+    subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2)), cwd=work, capture_output=True, text=True, timeout=120)
+    ev2 = (S2 / 'events.log').read_text()
+    assert 'tiny: not preloaded (missing or wrong weights)' in ev2 and 'tiny: not preloaded, so not evaluated' in ev2, ev2
+    assert 'training on GPU' not in ev2 and 'evaluating' not in ev2 and not (S2 / 'preloaded.tiny').exists(), ev2

@@ -76,9 +76,10 @@ ALIASES = {'compiled': 'all-ro'}
 COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro', 'all-ro-shared'}
 VARIANTS = {'eager', 'base', *COMPILED}
 N_TRAIN, N_TEST = 50000, 10000
+SUPERVISED = ('ce', 'at', 'trades')   # methods with their own classifier, which the evaluation attacks beside the heads
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
-                     train_images=N_TRAIN, procs=1, robust_frac=None, le=True)
+                     train_images=N_TRAIN, procs=1, robust_frac=None, le=True, classifier=False)
 # le: False for an rLE-only evaluation (swaro_eval --no-le); a run with "trained": true is evaluated only (trained in an
 # earlier lease, its weights preloaded: repro_session.sh PRELOAD with RUNS naming it), no start-up or training priced
 # procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS). The records time each
@@ -308,7 +309,7 @@ class EvalModel:
         n = ev['n_test'] or N_TEST
         rle = bool(ev['rle_epochs'])
         if rle and self.rle_s is None: raise PlanError("the plan asks for rLE but no evaluation record times it")
-        heads = int(bool(ev['le'])) + rle
+        heads = int(bool(ev['le'])) + rle + int(bool(ev.get('classifier')))   # a supervised run's own classifier is attacked too
         if not heads: raise PlanError("an evaluation with neither LE nor rLE (le false, rle_epochs 0) evaluates nothing")
         out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale if ev['le'] else 0.0,
                    rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
@@ -371,6 +372,7 @@ def load_plan(path, sets=()) -> tuple[list, str]:
         if v not in VARIANTS: raise PlanError(f"run {r['name']}: variant {r['variant']!r} is not one of {sorted(VARIANTS | set(ALIASES))}")
         if not isinstance(r['gpus'], int) or r['gpus'] < 1: raise PlanError(f"run {r['name']}: gpus must be a positive integer")
         if not isinstance(r['epochs'], int) or r['epochs'] < 1: raise PlanError(f"run {r['name']}: epochs must be a positive integer")
+        if not isinstance(r.get('trained', False), bool): raise PlanError(f"run {r['name']}: trained must be true or false, got {r['trained']!r}")
         if r['eval'] is not None:
             if not isinstance(r['eval'], dict): raise PlanError(f"run {r['name']}: eval must be an object or null")
             bad = set(r['eval']) - set(EVAL_DEFAULTS)
@@ -385,19 +387,20 @@ def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
     "Each run with its predicted seconds: start-up, training (and where its speed came from), evaluation."
     jobs = []
     for r in runs:
-        if r.get('trained'):
+        if r.get('trained') is True:
             sp = dict(s=0.0, record=None, assumption=None, source='trained earlier (evaluation only)')
         elif 's_per_epoch' in r:
             sp = dict(s=float(r['s_per_epoch']), record=None, assumption="s_per_epoch given in the plan", source='the plan')
         else:
             sp = speeds.lookup(r['method'], r['loss_form'], r['gpus'], r['variant'], r['batch'])
         v = ALIASES.get(r['variant'], r['variant'])
-        startup = 0.0 if r.get('trained') else a.run_startup_s + (a.compile_s if v in COMPILED else 0)
+        startup = 0.0 if r.get('trained') is True else a.run_startup_s + (a.compile_s if v in COMPILED else 0)
         ev = None
         if r['eval'] is not None:
             if evm is None: raise PlanError("the plan evaluates runs but no evaluation record was found")
             e_in = dict(r['eval'])
             if e_in.get('robust_frac') is None and r['method'] in NONROBUST: e_in['robust_frac'] = NONROBUST_FRAC
+            e_in['classifier'] = r['method'] in SUPERVISED
             ev = evm.predict(e_in, a.eval_startup_s)
         jobs.append(dict(run=r, speed=sp, startup_s=startup, train_s=r['epochs'] * sp['s'], eval=ev,
                          eval_s=ev['total'] if ev else 0.0))

@@ -27,8 +27,9 @@
 #   AFTER_WHEN=trained starts it as soon as every run has trained, beside their evaluations: what needs only the trained
 #   runs, like that matrix, then does not wait for the evaluations and the deadline),
 #   An evaluation stopped by its deadline leaves its finished pieces in eval/fp32/<name>-eval.parts/ (packed); committed to
-#   results/eval/parts/, they are copied back before that run's float32 evaluation and taken where its settings (and the
-#   number of attack processes) are the same.
+#   results/eval/parts/, they are copied back before that run's float32 evaluation and taken where its weights, settings and
+#   number of attack processes are the same: a preloaded run's pieces (float16 weights both times), not those of a run
+#   trained in that lease (evaluated from its float32 checkpoint; a later lease has only its float16 weights).
 #   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
 #   before DEADLINE, so give what it starts deadlines of its own; what it leaves under $S/side is packed).
 # Launch it from a copy of the checkout (the job outlives the call that starts it):
@@ -49,7 +50,7 @@ pack() {
     cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
   # no checkpoints or weights (they come back in pieces, WEIGHTS=1); an evaluation's kept heads (eval/*/<run>-eval.parts/*-head.pt,
   # a few kB each) do come back, so a later call can resume an evaluation the deadline stopped
-  tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='side/pack.tar' --exclude='weights' \
+  tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='pack.tar' --exclude='weights' \
     -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
@@ -68,6 +69,7 @@ IFS=, read -ra HL <<< "${HELP:-}"; PR=(${PRECISIONS:-fp32}); LATER_MIN=${LATER_M
 one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
   local k=$1 g=$2 name=$3 preset=$4 seed=$5 more=${6:-}; local t=$(( $(left) - RES - 30 ))
   if [ -f $S/preloaded.$name ]; then log "$name: preloaded, evaluation only"   # trained in an earlier lease (PRELOAD)
+  elif [[ " ${PRELOAD:-} " == *" $name "* ]]; then log "$name: not preloaded, so not evaluated (and not trained again)"; touch $S/trained.$name; return
   else
   [ $t -gt 60 ] || { log "$name: no time left to train"; return; }
   log "$name: training on GPU $g ($preset, seed $seed, $E epochs, time limit $t s)"
