@@ -180,7 +180,7 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--le-epochs', type=int, default=None, help='LE epochs (default 150; smoke %d)' % SMOKE['le_epochs'])
     ap.add_argument('--rle-epochs', type=int, default=None, help='rLE epochs (default 150; smoke %d)' % SMOKE['rle_epochs'])
     ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
-    ap.add_argument('--no-le', action='store_true', help='skip the LE head (e.g. an rLE-only evaluation of a run whose LE record exists)')
+    ap.add_argument('--no-le', action='store_true', help='skip the LE head (an rLE-only evaluation of a run whose LE record exists; with --no-rle, a supervised run as its own classifier alone)')
     ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
     ap.add_argument('--rocl-protocol', action='store_true', help="also RoCL's l_inf evaluation (PGD-20, step eps/10, eps 0.0314 and 0.0627)")
     ap.add_argument('--autoattack', action='store_true', help='also AutoAttack (standard version) at l_inf 8/255 and l2 0.5: the check of the worst-case columns')
@@ -221,7 +221,6 @@ def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
     for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n', 'shards'):
         v = getattr(a, k)
         if v is not None and v < 1: ap.error(f"--{k.replace('_', '-')} must be a positive integer, got {v}")
-    if a.no_le and a.no_rle and not a.black_box_only: ap.error('--no-le with --no-rle leaves nothing to evaluate')
     if a.attacks is not None:
         bad = [n for n in a.attacks.split(',') if n not in ALL_ATTACKS]
         if bad or not a.attacks.strip(): ap.error(f"--attacks: unknown {', '.join(bad) or 'empty list'}; known: {', '.join(ALL_ATTACKS)}")

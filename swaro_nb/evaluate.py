@@ -110,6 +110,16 @@ def _read_part(pdir, key: str, fingerprint: str, head: bool = False) -> dict | N
     ok = isinstance(part, dict) and part.get('kind') == ('eval_head' if head else 'eval_part') and part.get('fingerprint') == fingerprint
     return part if ok else None
 
+def _own_classifier(method, cfg, ds: str) -> bool:
+    "Whether the run has a classifier of its own (supervised methods) for this dataset, which the evaluation attacks too."
+    return getattr(method, 'has_classifier', False) and ds == cfg.dataset
+
+def _check_pieces(method, cfg, ds: str, le: bool, rle: bool, run_dir):
+    "ValueError when nothing would be evaluated: no LE, no rLE and no classifier of the run's own."
+    if not (le or rle or _own_classifier(method, cfg, ds)):
+        raise ValueError(f"nothing to evaluate in {run_dir}: without the LE and rLE heads a {cfg.method} run has no classifier "
+                         "(only supervised runs - ce, at, trades - are evaluated as their own classifier alone)")
+
 # %% ../nbs/10b_evaluate.ipynb #9aa7a278
 def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  dataset: str | None = None,  # dataset to evaluate on (default: the one it was trained on)
@@ -142,11 +152,11 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     "LE (and rLE) of a run's frozen encoder, then clean and adversarial accuracy of each classifier; written to `out/<run>-eval.json`."
     t_all = time.perf_counter()
     check_int(le_epochs, 'le_epochs'); check_int(rle_epochs, 'rle_epochs')
-    if not (le or rle): raise ValueError("nothing to evaluate: le and rle are both off (a supervised run's own classifier is evaluated beside a head)")
     specs = _specs(attacks, table3)
     net, method, cfg, rec = load_run(run_dir, device)
     dev = next(net.parameters()).device
     ds = check_name(dataset or cfg.dataset)
+    _check_pieces(method, cfg, ds, le, rle, run_dir)
     data = eval_data(ds, train_per_class, n_test, seed, _root(data_root, cfg))
     enc = method.encoder(net)
     xs, ys, xt, yt = data['train_images'], data['train_labels'], data['test_images'], data['test_labels']
@@ -161,7 +171,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     heads_of = dict(le=dict(epochs=le_epochs, lr=le_lr), rle=dict(epochs=rle_epochs, lr=rle_lr), classifier={})   # what else each piece depends on
     fps = {k: _fingerprint(net, dict(common, piece=k, **v, **(dict(train_per_class=train_per_class, amp=amp) if v else {})))
            for k, v in heads_of.items()}
-    pieces = ([('classifier', 'classifier', None, None, None)] if getattr(method, 'has_classifier', False) and ds == cfg.dataset else []) \
+    pieces = ([('classifier', 'classifier', None, None, None)] if _own_classifier(method, cfg, ds) else []) \
              + ([('le', 'LE', linear_eval, le_epochs, le_lr)] if le else []) + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
     resumed, t_resumed = [], 0.0
     for key, label, fit, epochs, lr in pieces:   # a supervised run's own classifier first: the paper's number for it
@@ -373,7 +383,9 @@ def evaluate_runs(runs: list,  # run folders
     "What `swaro_eval` does: evaluate run folders, print each result and the tables (the paper's beside full-budget runs), write the records."
     dest = eval_dir if out is None else out
     _specs(attacks, table3)            # fail fast on unknown attacks, a missing or unreadable run, or an unknown dataset, before any work
-    for r in runs: load_run(r, 'cpu')
+    for r in runs:
+        _, method, cfg, _ = load_run(r, 'cpu')
+        if not black_box_only: _check_pieces(method, cfg, check_name(dataset or cfg.dataset), common.get('le', True), rle, r)
     for d in (dataset, transfer): check_name(d) if d is not None else None
     done = dict(eval=[], transfer=[], black_box=None, tsne=[])
     for r in ([] if black_box_only else runs):

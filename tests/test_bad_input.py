@@ -44,7 +44,7 @@ CASES = [
     ('eval-batch-size-zero', 'swaro_eval', ['{run}', '--batch-size', '0'], 2, '--batch-size must be a positive integer'),
     ('eval-missing-run', 'swaro_eval', ['{d}/nope', '--smoke', '--out', '{d}/res'], 2, 'does not exist'),
     ('eval-not-int', 'swaro_eval', ['{run}', '--n-test', 'many'], 2, "invalid int value: 'many'"),
-    ('eval-no-head', 'swaro_eval', ['{run}', '--no-le', '--no-rle'], 2, '--no-le with --no-rle leaves nothing to evaluate'),
+    ('eval-no-head', 'swaro_eval', ['{run}', '--no-le', '--no-rle', '--out', '{d}/res'], 2, 'nothing to evaluate in'),
     # swaro_bench
     ('bench-methods-nonsense', 'swaro_bench', ['--methods', 'nonsense'], 2, "unknown method 'nonsense'"),
     ('bench-methods-empty', 'swaro_bench', ['--methods', ','], 2, '--methods must name at least one method'),
