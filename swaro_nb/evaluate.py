@@ -95,11 +95,15 @@ def _head_record(h) -> dict:
 
 _PIECE_VERSION = 1   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
 
-def _fingerprint(net: nn.Module, settings: dict) -> str:
-    "What a piece of an evaluation depends on: the network's weights, the settings and the card (sha256); each piece records its own commit."
-    d = hashlib.sha256(json.dumps(dict(settings, card=device_name(next(net.parameters()).device)), sort_keys=True, default=str).encode())
+def _weights_digest(net: nn.Module) -> str:
+    "sha256 of a network's weights and buffers, bit for bit."
+    d = hashlib.sha256()
     for k, v in net.state_dict().items(): d.update(k.encode()); d.update(v.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
     return d.hexdigest()
+
+def _fingerprint(weights: str, settings: dict, device) -> str:
+    "What a piece of an evaluation depends on: the network's weights (`_weights_digest`), the settings and the card (sha256); each piece records its own commit."
+    return hashlib.sha256(json.dumps(dict(settings, weights=weights, card=device_name(device)), sort_keys=True, default=str).encode()).hexdigest()
 
 def _read_part(pdir, key: str, fingerprint: str, head: bool = False) -> dict | None:
     "A finished piece of an interrupted evaluation (or, `head`, a head it had fitted) with the same fingerprint, or None (missing, unreadable or made otherwise)."
@@ -169,7 +173,8 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                   batch_size=batch_size, fast=fast, chain_autoattack=chain_autoattack, shards=shards or (len(workers) if workers else 1),
                   members={k: asdict(m) for k, m in (members or {}).items()}, specs={k: asdict(s) for k, s in specs.items()})
     heads_of = dict(le=dict(epochs=le_epochs, lr=le_lr), rle=dict(epochs=rle_epochs, lr=rle_lr), classifier={})   # what else each piece depends on
-    fps = {k: _fingerprint(net, dict(common, piece=k, **v, **(dict(train_per_class=train_per_class, amp=amp) if v else {})))
+    wd = _weights_digest(net)   # once: the pieces differ only in their settings
+    fps = {k: _fingerprint(wd, dict(common, piece=k, **v, **(dict(train_per_class=train_per_class, amp=amp) if v else {})), dev)
            for k, v in heads_of.items()}
     pieces = ([('classifier', 'classifier', None, None, None)] if _own_classifier(method, cfg, ds) else []) \
              + ([('le', 'LE', linear_eval, le_epochs, le_lr)] if le else []) + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
