@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_cluster.ipynb #981d4fbc
 from __future__ import annotations
-import contextlib, dataclasses, operator
+import contextlib, dataclasses, operator, warnings
 from typing import Callable
 import torch
 import torch.nn.functional as F
@@ -58,11 +58,42 @@ def _generator(device: torch.device, seed: int) -> torch.Generator:
     return torch.Generator(device=device).manual_seed(check_int(seed, 'seed', low=-2**63))
 
 # %% ../nbs/04_cluster.ipynb #9367ec8d
+_KPP_BLOCK = 64   # k-means++ steps per block: their random draws are made at once, and on CUDA the block runs as one CUDA graph
+_KPP_GRAPH_OK = {}   # device index -> False once a CUDA graph of the seeding failed there (the plain loop is used from then on)
+
+def _kpp_steps(xc, xn2, d2, e, out):
+    "`len(out)` k-means++ steps: step b picks argmax(d2 / e[b]) (the exponential race), writes it to out[b] and lowers d2 in place."
+    for b in range(out.shape[0]):
+        nxt = torch.argmax(d2 / e[b]).view(1)  # P(i) = d2_i / sum(d2)
+        out[b:b + 1].copy_(nxt)
+        dj = (xn2 - 2 * (xc @ xc[nxt].T).squeeze(1) + xn2[nxt]).clamp_min_(0).index_fill_(0, nxt, 0)
+        torch.minimum(d2, dj, out=d2)
+
+def _kpp_graph(xc, xn2, d2, e, out):
+    "A CUDA graph of one block of `_kpp_steps` on these buffers (warmed up on copies, so the state is not advanced), or None if capture fails."
+    cur = torch.cuda.current_stream(xc.device)
+    side = torch.cuda.Stream(xc.device); side.wait_stream(cur)
+    g = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.stream(side):   # capture_begin/end, not torch.cuda.graph: no empty_cache or gc in a training process
+            _kpp_steps(xc, xn2, d2.clone(), e[:2], out[:2].clone())   # cuBLAS and allocator warm-up
+            g.capture_begin(capture_error_mode='thread_local')
+            try: _kpp_steps(xc, xn2, d2, e, out)
+            finally: g.capture_end()
+        cur.wait_stream(side)
+        return g
+    except RuntimeError as err:
+        cur.wait_stream(side)
+        warnings.warn(f"k-means++ seeding: CUDA graph capture failed ({str(err).splitlines()[0]}); the plain loop is used on this device")
+        _KPP_GRAPH_OK[xc.device.index] = False
+        return None
+
 def init_centroids(
     x: torch.Tensor,  # (N,d) float features on any device
     k: int,  # number of centroids, 1 <= k <= N
     seed: int = 0,  # seeds a torch.Generator on x's device
     method: str = 'k-means++',  # 'k-means++' (D^2 sampling) or 'random' (k distinct points drawn uniformly)
+    cuda_graph: bool = True,  # on CUDA, replay blocks of k-means++ steps as a CUDA graph (the same kernels; checked after the seeding)
 ) -> torch.Tensor:  # (k,d) float32 initial centroids (rows of x) on x's device
     "Initial k-means centroids: k-means++ seeding or k distinct random points, reproducible from `seed`."
     k = _check_features(x, k)
@@ -77,17 +108,28 @@ def init_centroids(
         xc = x - x.mean(0)
         xn2 = (xc * xc).sum(1)
         idx = torch.empty(k, dtype=torch.long, device=dev)
-        nxt = torch.randint(n, (1,), generator=g, device=dev)
-        idx[0:1] = nxt
-        d2 = torch.zeros(n, device=dev)  # placeholder, set in the first pass
-        e = torch.empty(n, device=dev)
-        for j in range(k):
-            if j:
-                e.exponential_(generator=g)
-                nxt = torch.argmax(d2 / e).view(1)  # P(i) = d2_i / sum(d2): exponential race
-                idx[j:j + 1] = nxt
-            dj = (xn2 - 2 * (xc @ xc[nxt].T).squeeze(1) + xn2[nxt]).clamp_min_(0).index_fill_(0, nxt, 0)
-            d2 = dj if j == 0 else torch.minimum(d2, dj)
+        idx[0:1] = first = torch.randint(n, (1,), generator=g, device=dev)
+        d2 = (xn2 - 2 * (xc @ xc[first].T).squeeze(1) + xn2[first]).clamp_min_(0).index_fill_(0, first, 0)
+        B = min(_KPP_BLOCK, k - 1)
+        e, out = torch.empty(B, n, device=dev), torch.empty(B, dtype=torch.long, device=dev)
+        graph = None
+        if cuda_graph and dev.type == 'cuda' and k - 1 >= 2 * B and _KPP_GRAPH_OK.get(dev.index, True):
+            graph = _kpp_graph(xc, xn2, d2, e, out)
+        for s in range(1, k, max(B, 1)):
+            m = min(B, k - s)
+            e.exponential_(generator=g)   # the block's draws (all B rows, also in a last, shorter block)
+            if graph is not None and m == B: graph.replay()
+            else: _kpp_steps(xc, xn2, d2, e[:m], out[:m])
+            idx[s:s + m] = out[:m]
+        if graph is not None:   # d2 must be every point's squared distance to its nearest chosen centroid
+            del graph
+            ref = _assign(xc, xc[idx], xn2)[1]
+            tol = 1e-4 * float(xn2.max()) + 1e-6
+            if not torch.allclose(d2, ref, rtol=1e-4, atol=tol):
+                warnings.warn("k-means++ seeding: the CUDA graph's result failed its check; seeded again with the plain loop, "
+                              "which is used on this device from now on")
+                _KPP_GRAPH_OK[dev.index] = False
+                return init_centroids(x, k, seed, method, cuda_graph=False)
         return x[idx].clone()
 
 # %% ../nbs/04_cluster.ipynb #3402e582

@@ -1,5 +1,5 @@
 "The lease planner (tools/gpu/plan.py) on synthetic speed and evaluation records: record selection, fallbacks, assignment, refusal."
-import importlib.util, json
+import importlib.util, json, re
 from pathlib import Path
 import pytest
 
@@ -162,6 +162,16 @@ def test_evaluation_only_runs_and_rle_only_heads(tmp_path, capsys):
 def test_rle_lease_plan_fits():
     "The committed rLE lease plan prices with the committed records and fits a lease."
     assert plan.main([str(ROOT / 'tools/gpu/plans/rle-lease.json'), '--gpus', '4']) == 0
+
+def test_c100_lease_plan_fits_and_its_launch_line_agrees(capsys):
+    "The CIFAR-100 lease plan fits a lease on the card its speeds come from, and its launch line gives the training the time the plan's SwARo needs."
+    assert plan.main([str(ROOT / 'tools/gpu/plans/c100-lease.json'), '--gpus', '4', '--card', 'H200']) == 0
+    capsys.readouterr()
+    spec = json.loads((ROOT / 'tools/gpu/plans/c100-lease.json').read_text())
+    sw = next(r for r in spec['runs'] if r['name'] == 'swaro-c100-200-s0')
+    main_line = spec['note'].split("SIDE=")[0]
+    dl, res = (int(re.search(rf'\b{k}=(\d+)', main_line).group(1)) for k in ('DEADLINE', 'EVAL_RESERVE'))
+    assert sw['s_per_epoch'] * 200 + 60 <= dl - res - 30   # repro_session.sh's time limit, with a minute of start-up
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):
