@@ -46,12 +46,15 @@ def _check_features(x, k):
 @contextlib.contextmanager
 def _fp32_matmul(device_type: str):
     "Full float32 precision for matmuls inside the block (TF32 off), no autocast, no autograd; restores the caller's setting."
-    prev = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision('highest')
+    try: prev, legacy = torch.get_float32_matmul_precision(), True
+    except RuntimeError: prev, legacy = torch.backends.cuda.matmul.fp32_precision, False   # the caller set torch's newer fp32_precision API
+    if legacy: torch.set_float32_matmul_precision('highest')
+    else: torch.backends.cuda.matmul.fp32_precision = 'ieee'
     try:
         with torch.no_grad(), torch.autocast(device_type, enabled=False): yield
     finally:
-        torch.set_float32_matmul_precision(prev)
+        if legacy: torch.set_float32_matmul_precision(prev)
+        else: torch.backends.cuda.matmul.fp32_precision = prev
 
 def _generator(device: torch.device, seed: int) -> torch.Generator:
     "A torch.Generator on `device` seeded with `seed`."
@@ -84,7 +87,8 @@ def _kpp_graph(xc, xn2, d2, e, out):
         return g
     except RuntimeError as err:
         cur.wait_stream(side)
-        warnings.warn(f"k-means++ seeding: CUDA graph capture failed ({str(err).splitlines()[0]}); the plain loop is used on this device")
+        warnings.warn(f"k-means++ seeding: CUDA graph capture failed ({str(err).splitlines()[0]}); the plain loop is used on this device. "
+                      "This is a bug to report: every step is legal under capture, and a failed capture may leave memory unreleased")
         _KPP_GRAPH_OK[xc.device.index] = False
         return None
 
@@ -111,9 +115,9 @@ def init_centroids(
         idx[0:1] = first = torch.randint(n, (1,), generator=g, device=dev)
         d2 = (xn2 - 2 * (xc @ xc[first].T).squeeze(1) + xn2[first]).clamp_min_(0).index_fill_(0, first, 0)
         B = min(_KPP_BLOCK, k - 1)
-        e, out = torch.empty(B, n, device=dev), torch.empty(B, dtype=torch.long, device=dev)
+        e, out = torch.empty(B, n, device=dev), torch.zeros(B, dtype=torch.long, device=dev)   # zeros: never an index out of range
         graph = None
-        if cuda_graph and dev.type == 'cuda' and k - 1 >= 2 * B and _KPP_GRAPH_OK.get(dev.index, True):
+        if cuda_graph and dev.type == 'cuda' and k - 1 >= 2 * _KPP_BLOCK and _KPP_GRAPH_OK.get(dev.index, True):
             graph = _kpp_graph(xc, xn2, d2, e, out)
         for s in range(1, k, max(B, 1)):
             m = min(B, k - s)
@@ -125,10 +129,11 @@ def init_centroids(
             del graph
             ref = _assign(xc, xc[idx], xn2)[1]
             tol = 1e-4 * float(xn2.max()) + 1e-6
-            if not torch.allclose(d2, ref, rtol=1e-4, atol=tol):
+            if not torch.allclose(d2, ref, rtol=1e-4, atol=tol, equal_nan=True):
                 warnings.warn("k-means++ seeding: the CUDA graph's result failed its check; seeded again with the plain loop, "
                               "which is used on this device from now on")
                 _KPP_GRAPH_OK[dev.index] = False
+                del xc, xn2, d2, e, out, ref
                 return init_centroids(x, k, seed, method, cuda_graph=False)
         return x[idx].clone()
 
