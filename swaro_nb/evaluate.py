@@ -179,6 +179,8 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     pieces = ([('classifier', 'classifier', None, None, None)] if _own_classifier(method, cfg, ds) else []) \
              + ([('le', 'LE', linear_eval, le_epochs, le_lr)] if le else []) + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
     resumed, t_resumed = [], 0.0
+    def took(piece, p):   # a piece (or fitted head) an interrupted call finished: listed in the record, its seconds returned
+        resumed.append(dict(piece=piece, card=p['card'], commit=p['commit'], date=p['date'], seconds=p['seconds'])); return p['seconds']
     for key, label, fit, epochs, lr in pieces:   # a supervised run's own classifier first: the paper's number for it
         fp = fps[key]
         part = _read_part(pdir, key, fp) if resume else None
@@ -193,7 +195,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                     if pdir is not None: atomic_save(hp, pdir / f'{key}-head.pt')
                 else:
                     model = LinearClassifier(enc, head_args[5], head_args[6]).to(dev); model.head.load_state_dict(hp['head'])
-                    resumed.append(dict(piece=f'{key} head', card=hp['card'], commit=hp['commit'], date=hp['date'], seconds=hp['seconds'])); t_resumed += hp['seconds']
+                    t_resumed += took(f'{key} head', hp)
                     t -= hp['seconds']   # the piece's seconds count the fit it took
                 seconds[key] = hp['seconds']; lin_rec = hp['linear']
             r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
@@ -203,8 +205,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                         shards=r['shards'], flags=[f"{label}: {f}" for f in r['flags']], seconds=time.perf_counter() - t)
             if pdir is not None: atomic_json(part, pdir / f'{key}.json')
         else:
-            resumed.append(dict(piece=key, card=part['card'], commit=part['commit'], date=part['date'], seconds=part['seconds']))
-            t_resumed += part['seconds']
+            t_resumed += took(key, part)
             if part['head_seconds'] is not None: seconds[key] = part['head_seconds']
         if part['linear'] is not None: linear[key] = part['linear']
         seconds[f'attacks_{key}'] = part['attack_seconds']; worst[key] = part['worst']; aa_check[key] = part['aa_check']

@@ -133,7 +133,7 @@ def _pairs(ours: dict, paper: dict, cols, src: dict | None = None) -> dict:
         out[f'{c} (paper)'] = float(paper[c]) if paper and c in paper else math.nan
     return out
 
-def _eval_rows(table: str, results: list, protocol: bool = False) -> tuple:
+def _eval_rows(table: str, results: list, protocol: bool = False, variants: bool = False) -> tuple:
     "Rows of Tables 1-3 and the ablations from `kind='eval'` records, the paper keys they matched, and the metric columns."
     ds = 'cifar100' if table == 'table2' else 'cifar10'
     cols = TABLE3_KEYS if table == 'table3' else METRIC_KEYS
@@ -151,11 +151,17 @@ def _eval_rows(table: str, results: list, protocol: bool = False) -> tuple:
         else:
             entries = [(m, _label(m), 'LE', met)]
             if 'rle' in met and table != 'table3': entries.append((f'{m}+rle', _label(f'{m}+rle') if f'{m}+rle' in ROW_LABELS else f'{_label(m)}+rLE', 'rLE', met['rle']))
+        paper_of = lambda key: PAPER[table].get(key)
+        if variants and m == 'swaro' and variant(r) != _label(m):   # an ablation run: labelled as such, beside the paper's p ablation (LE, Table 1) or nothing
+            v, cfg = variant(r), r.get('config') or {}
+            abl = PAPER['p_ablation'].get(round(float(cfg.get('p', 0.75)), 2)) if table == 'table1' and cfg.get('swaro_targets', 'clusters') == 'clusters' else None
+            entries = [(f'{v}:{s}', v + ('' if s == 'LE' else '+rLE'), s, ours) for _, _, s, ours in entries]
+            paper_of = lambda key: abl if key.endswith(':LE') else None
         for key, label, setting, ours in entries:
             if not any(c in ours for c in cols): continue   # nothing of this table (e.g. Table 3's without its attacks, an rLE-only record's LE)
             seen.add(key)
             extra = {} if table == 'table3' else {'attacks': shows}
-            rows.append({'method': label, 'setting': setting, **extra, **_meta(r), **_pairs(ours, PAPER[table].get(key), cols, src)})
+            rows.append({'method': label, 'setting': setting, **extra, **_meta(r), **_pairs(ours, paper_of(key), cols, src)})
     return rows, seen, cols
 
 # %% ../nbs/10a_tables.ipynb #38989020
@@ -201,6 +207,7 @@ def paper_table(table: str,  # one of TABLES
                 include_missing: bool = False,  # also list the paper's rows we have no result for
                 protocol: bool = False,  # Tables 1/2 and ablations: the paper's PGD-20 protocol columns instead of the worst cases
                 longest: bool = False,  # Tables 1-3: of each method and setting (LE, rLE, classifier), only the rows of its longest training
+                variants: bool = False,  # Tables 1-3: SwARo runs with another p or target rule labelled as such (`variant`), beside the paper's p ablation
                ):  # pandas.DataFrame: label columns, then `col`, `col (paper)` pairs
     "Our results in the format of one of the paper's tables, each number beside the paper's."
     import pandas as pd
@@ -208,7 +215,7 @@ def paper_table(table: str,  # one of TABLES
     if isinstance(results, dict): results = [results]
     if table == 'table5': return pd.DataFrame(_table5_rows(results, include_missing))
     if table == 'table4': return pd.DataFrame(_table4_rows(results))
-    rows, seen, cols = _eval_rows(table, results, protocol)
+    rows, seen, cols = _eval_rows(table, results, protocol, variants)
     if longest:   # every seed of each (method, setting)'s longest training
         top = {}
         for r in rows: k = (r['method'], r['setting']); top[k] = max(top.get(k, 0), r.get('epochs') or 0)
