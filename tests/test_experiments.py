@@ -202,9 +202,17 @@ def test_report_notebook(tmp_path):
         errs = [l for f in sorted((RES / 'logs').glob(f'*/train_{m}.log')) for l in f.read_text().splitlines() if l.lower().startswith('error')]
         if errs: assert errs[-1].split(';')[0] in md
     assert f"The equal-budget runs are {sw['epochs']} epochs" in md
-    # the CIFAR-100 section shows the paper's Table 2 and Table 5 rows also when no CIFAR-100 record exists
-    assert (f"| paper, Table 2 and Table 5 | SwARo | {PAPER['table5']['swaro']['cifar100->cifar10']:.2f} | "
-            + " | ".join(f"{PAPER['table2']['swaro'][k]:.2f}" for k in METRIC_KEYS) + " |") in md
+    # the CIFAR-100 section shows the paper's Table 2 and Table 5 rows (also when no CIFAR-100 record exists), and each
+    # CIFAR-100 record's row with its CIFAR-10 transfer where there is one
+    cells = lambda start: next(l for l in md.splitlines() if l.startswith(start)).strip('|').split(' | ')
+    row = cells("| paper, Table 2 and Table 5 | SwARo |")
+    for v in [PAPER['table5']['swaro']['cifar100->cifar10'], *(PAPER['table2']['swaro'][k] for k in METRIC_KEYS)]: assert f"{v:.2f}" in row, v
+    for r in (r for r in evals if r['kind'] == 'eval' and r['dataset'] == 'cifar100'):
+        want = [f"{r['metrics'][k]:.2f}" for k in METRIC_KEYS]
+        row = next((c for l in md.splitlines() if l.startswith(f"| {r['run']} |") for c in [l.strip('|').split(' | ')] if all(w in c for w in want)), None)
+        assert row is not None, r['run']
+        x = RES / 'eval' / f"{r['run']}-transfer-cifar10.json"
+        if x.exists(): assert f"{json.loads(x.read_text())['metrics']['clean']:.2f}" in row, r['run']
 
 def _c100_record(src: dict, run: str, metrics: dict) -> dict:
     "A CIFAR-100 eval record made from a CIFAR-10 one: its run, dataset and metrics replaced (the rest as the report reads it)."

@@ -42,6 +42,23 @@ def _arrow_paths(block: str) -> list:
     "Paths a block's comments promise (`... -> runs/x/`)."
     return re.findall(r'->\s*(runs/[\w./-]*)', block)
 
+def test_readme_cifar100_rows_are_the_records():
+    "The README's CIFAR-100 table: a row per CIFAR-100 evaluation record with its Table 2 columns and its CIFAR-10 transfer, the paper's rows, and SwARo - RoCL recomputed from the records."
+    ev = ROOT / 'results' / 'eval'
+    recs = [r for r in (json.loads(f.read_text()) for f in sorted(ev.glob('*-eval.json'))) if r.get('dataset') == 'cifar100']
+    if not recs: pytest.skip('no CIFAR-100 evaluation record')
+    keys = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')
+    row = lambda run: next(l for l in README.splitlines() if l.startswith(f"| {run} |") and '| c100→c10 |' not in l)
+    for r in recs:
+        x = ev / f"{r['run']}-transfer-cifar10.json"
+        want = [f"{r['metrics'][k]:.2f}" for k in keys] + ([f"{json.loads(x.read_text())['metrics']['clean']:.2f}"] if x.exists() else [])
+        assert ' | ' + ' | '.join(want) + ' | ' in row(r['run']), r['run']
+    assert '| paper, Tables 2 and 5 (2000 epochs) | SwARo | | | | 55.12 | 20.19 | 5.96 | 36.37 | 36.11 | 52.44 | 52.18 | 75.52 |' in README
+    sw, ro = ([r for r in recs if r['method'] == m and r['config'].get('p', 0.75) == 0.75 and r['config'].get('swaro_targets', 'clusters') == 'clusters'] for m in ('swaro', 'rocl'))
+    if sw and ro:
+        d = sum(r['metrics']['linf_8'] for r in sw) / len(sw) - sum(r['metrics']['linf_8'] for r in ro) / len(ro)
+        assert f"linf_8 {d:+.2f} (" in README[README.index('SwARo − RoCL (1 seed') if len(sw) == 1 else 0:]
+
 def test_readme_blocks_are_these():
     "The README has the two blocks this module runs: the two commands, and the experiments at smoke size."
     blocks = FENCE.findall(README)
