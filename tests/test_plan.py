@@ -174,6 +174,17 @@ def test_c100_lease_plan_fits_and_its_launch_line_agrees(capsys):
     assert sw['s_per_epoch'] * 200 + 60 <= dl - res - 30   # repro_session.sh's time limit, with a minute of start-up
 
 
+def test_evaluations_that_shared_a_gpu_are_left_out_of_the_model(tmp_path):
+    "Evaluation records timed with another evaluation on their GPU do not size evaluations; every other record does."
+    _, evals = plan.load_records([ROOT / 'results' / 'eval'])
+    names = {Path(r['_file']).name for r in evals}
+    on_disk = {f.name for f in (ROOT / 'results' / 'eval').glob('*-eval.json')}
+    assert plan.SHARED_GPU_EVALS <= on_disk and names == on_disk - plan.SHARED_GPU_EVALS
+    # the same record under another name is taken
+    src = ROOT / 'results' / 'eval' / sorted(plan.SHARED_GPU_EVALS)[0]
+    (tmp_path / 'x-eval.json').write_text(src.read_text()); (tmp_path / src.name).write_text(src.read_text())
+    assert [Path(r['_file']).name for r in plan.load_records([tmp_path])[1]] == ['x-eval.json']
+
 def test_bad_input_is_one_line(tmp_path, capsys):
     speed = [spd('swaro', 1.0)]
     for runs, msg in [([dict(name='a', method='swaro')], "has no 'epochs'"),

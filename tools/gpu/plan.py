@@ -76,6 +76,11 @@ ALIASES = {'compiled': 'all-ro'}
 COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro', 'all-ro-shared'}
 VARIANTS = {'eager', 'base', *COMPILED}
 N_TRAIN, N_TEST = 50000, 10000
+# Evaluation records timed while another evaluation's attack processes used the same GPU (twice the processes a GPU that
+# their `workers` list shows): their process-seconds are not those of the layouts plans describe, so the evaluation model
+# leaves them out, as it leaves out speed records tagged 'shared'. AT and TRADES were evaluated side by side on one H200,
+# 2 attack processes each (results/logs/2026-11-27-f-h200x4/side-ev/events.log): AutoAttack took 329-539 process-seconds.
+SHARED_GPU_EVALS = {'at-c10-100-s0-eval.json', 'trades-c10-100-s0-eval.json'}
 SUPERVISED = ('ce', 'at', 'trades')   # methods with their own classifier, which the evaluation attacks beside the heads
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
@@ -149,7 +154,7 @@ def load_records(dirs) -> tuple[list, list]:
             rel = _rel(f)
             if isinstance(obj, list):
                 speed += [dict(r, _file=rel) for r in obj if isinstance(r, dict) and r.get('kind') == 'speed']
-            elif isinstance(obj, dict) and obj.get('kind') == 'eval':
+            elif isinstance(obj, dict) and obj.get('kind') == 'eval' and f.name not in SHARED_GPU_EVALS:
                 evals.append(dict(obj, _file=rel))
     return speed, evals
 
