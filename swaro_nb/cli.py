@@ -243,7 +243,7 @@ def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
 
 def eval_cli(argv=None):
     "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
-    from swaro_nb.evaluate import eval_budgets, evaluate_runs
+    from swaro_nb.eval_runs import eval_budgets, evaluate_runs
     from swaro_nb.runs import RunError
     from swaro_nb.eval_attacks import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
     from swaro_nb.data import DataError

@@ -14,7 +14,7 @@ from .methods import get_method, check_config
 import swaro_nb.baselines, swaro_nb.contrastive_baselines  # noqa: F401  register CE, AT, TRADES and SCL, SwAV, ACL, so their runs load like any other
 
 # %% auto #0
-__all__ = ['WEIGHT_FILES', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights']
+__all__ = ['WEIGHT_FILES', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights', 'untrained_run']
 
 # %% ../nbs/10_runs.ipynb #fe5a7ff7
 class RunError(ValueError):
@@ -119,3 +119,20 @@ def export_weights(run_dir,  # a run folder with checkpoint.pt
     path = Path(path) if path is not None else Path(run_dir) / 'weights.pt'
     atomic_save(sd, path)
     return path
+
+# %% ../nbs/10_runs.ipynb #6e7d9525
+def untrained_run(folder,  # the run folder to write (created if missing)
+                  cfg: TrainConfig,  # the run's config
+                  calib: torch.Tensor,  # (N, 3, 32, 32) float images in [0, 1] the batch-norm statistics are computed on
+                  seed: int = 0,  # seed of the initial weights
+                 ) -> torch.nn.Module:  # the network written, in eval mode
+    "A run folder holding an untrained network of `cfg`, its batch-norm statistics calibrated exactly on `calib`, in the checkpoint format (a stand-in model for checks)."
+    torch.manual_seed(seed)
+    net = get_method(cfg.method)(cfg).build_model()
+    bns = [b for b in net.modules() if isinstance(b, torch.nn.modules.batchnorm._BatchNorm)]
+    for b in bns: b.reset_running_stats(); b.momentum = None   # momentum None: exact cumulative averages
+    with torch.no_grad(): net.train(); net(calib); net.eval()
+    for b in bns: b.momentum = 0.1
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    atomic_save(dict(model=net.state_dict(), config=dataclasses.asdict(cfg), epoch=0), folder / 'checkpoint.pt')
+    return net

@@ -166,8 +166,8 @@ def _dry_run(argv, monkeypatch, tmp_path):
     monkeypatch.setattr(swaro_nb.train, 'train', lambda cfg, resume=True, device=None: types.SimpleNamespace(rank=0, dir=Path(cfg.out_dir) / cfg.name, epoch=0))
     monkeypatch.setattr(swaro_nb.bench, 'benchmark', lambda *a, **k: [])
     monkeypatch.setattr(swaro_nb.fetch, 'fetch', lambda *a, **k: tmp_path); monkeypatch.setattr(swaro_nb.data, 'summary', lambda *a, **k: {})
-    import swaro_nb.evaluate
-    monkeypatch.setattr(swaro_nb.evaluate, 'evaluate_runs', lambda *a, **k: None)   # swaro_eval imports it from there when it runs
+    import swaro_nb.eval_runs
+    monkeypatch.setattr(swaro_nb.eval_runs, 'evaluate_runs', lambda *a, **k: None)   # swaro_eval imports it from there when it runs
     entry = {'swaro_train': cli.train_cli, 'swaro_eval': cli.eval_cli, 'swaro_bench': cli.bench_cli, 'swaro_data': cli.data_cli,
              'train': cli.train_cli, 'eval': cli.eval_cli, 'bench': cli.bench_cli, 'data': cli.data_cli}
     if argv[0] in ('python', 'torchrun'):   # python -m swaro_nb.cli CMD ... / torchrun [options] -m swaro_nb.cli CMD ...

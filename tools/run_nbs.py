@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # the slowest notebooks (CPU, 2 workers) start first, so that the two workers end together instead of one running the
 # longest alone at the end; the others follow in name order, and the lines are printed in name order whatever the start
-SLOW_FIRST = ('07a_robustness', '07_eval_attacks', '10b_evaluate', '11_cli', '00_data', '09_baselines', '06d_bench', '06c_train')
+SLOW_FIRST = ('07a_robustness', '07_eval_attacks', '10b_evaluate', '10d_eval_runs', '11_cli', '00_data', '09_baselines', '06d_bench', '06c_train')
 
 def run_one(fn: Path, flags: str, save: str | None) -> int:
     "Execute one notebook in this process (nbdev.test.test_nb semantics); save it executed if asked."
