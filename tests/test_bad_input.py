@@ -190,4 +190,5 @@ def test_setup_stops_before_torch_when_the_disk_is_full(tmp_path):
                        env={**os.environ, 'PATH': f"{fake}:{os.environ['PATH']}"})
     assert r.returncode == 1, r.stdout + r.stderr
     assert 'setup stopped: installing torch and torchvision' in r.stderr and '100 MB are free' in r.stderr, r.stderr
+    assert 'needs about 7000 MB free' in r.stderr, r.stderr   # in MB: the CIFAR-10 step's 600 MB would read '0 GB' in GB
     assert 'pip' not in log.read_text(), log.read_text()

@@ -18,10 +18,10 @@ ready=0   # everything importable already (one interpreter start, torch imported
 "$PY" -c "import torch, torchvision, swaro_nb, nbdev, papermill, torchattacks, faiss, pytest, xdist" 2>/dev/null && ready=1
 # free space under a folder, in MB (POSIX df: the 4th field of the 2nd line is the space available, in KiB)
 free_mb() { df -Pk "$1" | awk 'NR == 2 { print int($4 / 1024) }'; }
-need_space() {   # need_space MB WHAT: stop before a step that cannot fit, saying how much it needs and how much is free
+need_space() {   # need_space MB DIR WHAT: stop before a step that cannot fit under DIR, saying how much it needs and how much is free
   local have; have=$(free_mb "${2:-.}")
   if [ "$have" -lt "$1" ]; then
-    echo "setup stopped: $3 needs about $(( $1 / 1024 )) GB free under $(cd "${2:-.}" && pwd); $have MB are free." >&2
+    echo "setup stopped: $3 needs about $1 MB free under $(cd "${2:-.}" && pwd); $have MB are free." >&2
     echo "Free some space (old virtual environments, clones, pip's cache: pip cache purge) and run the command again;" >&2
     echo "what is already installed or fetched is kept." >&2
     exit 1
