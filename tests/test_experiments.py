@@ -147,15 +147,27 @@ def test_report_notebook(tmp_path):
     assert 'clean (paper)' in md and 'SwARo+rLE' in md and 'RoCL+rLE' in md and 'bim_t (paper)' in md and 'from RoCL (paper)' in md
     assert f"{PAPER['table1']['swaro']['clean']:.2f}" in md and f"{PAPER['table1']['rocl+rle']['linf_8']:.2f}" in md
     # Table 1 shows each method and setting at its longest training: SwARo's LE rows are its 200-epoch seeds, the rLE rows
-    # still the 120-epoch runs' (the only ones with an rLE head)
+    # the rLE heads of the kept 200-epoch encoders (results/eval/rle/) where they exist, else the 120-epoch runs'
     sw_le = [r for r in evals if r['kind'] == 'eval' and r['method'] == 'swaro' and r['dataset'] == 'cifar10' and r['config'].get('p', 0.75) == 0.75
              and r['config'].get('swaro_targets', 'clusters') == 'clusters']
     top = max(r['epochs'] for r in sw_le)
     for r in (r for r in sw_le if r['epochs'] == top):
         assert f"| SwARo | LE | worst case | {r['run']} | {top} | {r['metrics']['clean']:.2f} | {PAPER['table1']['swaro']['clean']:.2f} |" in md, r['run']
     assert f"| SwARo | LE | PGD-20 | {sw['run']} |" not in md   # superseded by the longer runs
-    assert f"| {sw['metrics']['rle']['clean']:.2f} | {PAPER['table1']['swaro+rle']['clean']:.2f} |" in md
-    assert f"| {ro['metrics']['rle']['linf_8']:.2f} | {PAPER['table1']['rocl+rle']['linf_8']:.2f} |" in md
+    rle = load_results(RES / 'eval' / 'rle', kind='eval') if (RES / 'eval' / 'rle').is_dir() else []
+    for r in rle:
+        m = {'swaro': 'SwARo', 'rocl': 'RoCL'}[r['method']]
+        assert (f"| {m}+rLE | rLE | worst case | {r['run']} | {r['epochs']} | {r['metrics']['rle']['clean']:.2f} | "
+                f"{PAPER['table1'][r['method'] + '+rle']['clean']:.2f} | {r['metrics']['rle']['linf_8']:.2f} |") in md, r['run']
+    if any(r['method'] == 'swaro' for r in rle): assert f"| SwARo+rLE | rLE | PGD-20 | {sw['run']} |" not in md   # superseded
+    else: assert f"| {sw['metrics']['rle']['clean']:.2f} | {PAPER['table1']['swaro+rle']['clean']:.2f} |" in md
+    if any(r['method'] == 'rocl' for r in rle): assert f"| RoCL+rLE | rLE | PGD-20 | {ro['run']} |" not in md
+    else: assert f"| {ro['metrics']['rle']['linf_8']:.2f} | {PAPER['table1']['rocl+rle']['linf_8']:.2f} |" in md
+    # the rLE heads' AutoAttack check and the limits line that names them
+    for r in rle:
+        c = r['aa_check']['rle']['linf_8']
+        assert f"| {r['run']} | rLE | linf_8 | worst case (guarded) | {c['column']:.2f} | {c['autoattack']:.2f} | {c['gap']:.2f} |" in md, r['run']
+        assert f"{r['run']} ({r['budgets']['rle_epochs']} epochs)" in md, r['run']
     # the comparison's count, recomputed from the JSON
     pairs = [(sw['metrics'][k], ro['metrics'][k]) for k in METRIC_KEYS] + [(sw['metrics']['rle'][k], ro['metrics']['rle'][k]) for k in METRIC_KEYS]
     pairs += [(sw['metrics'][k], ro['metrics'][k]) for k in TABLE3_KEYS]
@@ -254,7 +266,7 @@ def test_report_verdicts_from_new_records(tmp_path):
                  flags=[], metrics=dict(clean={'syn-swaro-c100': 70.0, 'syn-rocl-c100': 69.5, 'syn-acl-c100': 65.0}[n]))
         (res / 'eval' / f'{n}-transfer-cifar10.json').write_text(json.dumps(x))
     # rLE heads (results/eval/rle/): SwARo+rLE clean 70.0 vs RoCL+rLE 65.0 on one seed each; l1 equal
-    (res / 'eval' / 'rle').mkdir()
+    shutil.rmtree(res / 'eval' / 'rle', ignore_errors=True); (res / 'eval' / 'rle').mkdir()   # only the synthetic heads below
     for n, c in ((sw, 70.0), (ro, 65.0)):
         rle = dict(r200[n]['metrics'], clean=c, l1_784=30.0, l1_12=20.0)
         (res / 'eval' / 'rle' / f'{n}-eval.json').write_text(json.dumps(dict(r200[n], budgets=dict(r200[n]['budgets'], rle_epochs=15),

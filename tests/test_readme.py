@@ -83,6 +83,34 @@ def test_readme_cifar100_rows_are_the_records():
         assert f"{k} {ma - mb:+.2f} ({v})" in got, (k, got)
     if min(len(sw), len(ro)) == 1: assert "With one seed a method the verdicts weigh the test sample's noise only" in got
 
+def test_readme_rle_rows_are_the_records():
+    "The README's 200-epoch table: a row per rLE-head record of results/eval/rle with its columns and AutoAttack gap, the paper's +rLE rows of Table 1, and SwARo+rLE - RoCL+rLE with its verdicts recomputed from the records."
+    import math
+    recs = [json.loads(f.read_text()) for f in sorted((ROOT / 'results' / 'eval' / 'rle').glob('*-eval.json'))]
+    recs = [r for r in recs if 'rle' in r['metrics']]
+    if not recs: pytest.skip('no rLE-head record')
+    keys = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')
+    label = {'swaro': 'SwARo+rLE', 'rocl': 'RoCL+rLE'}
+    for r in recs:
+        gap = max(c['gap'] for c in r['aa_check']['rle'].values() if c['guarded'])
+        row = (f"| {r['run']}, rLE head ({r['budgets']['rle_epochs']} epochs) | {label[r['method']]} | {r['card']} | | "
+               + ' | '.join(f"{r['metrics']['rle'][k]:.2f}" for k in keys) + f" | {gap:+.2f} |")
+        assert row in README, row
+    # the paper's Table 1 rows (swaro_paper.tex, tab:accuracy_white_box), typed here, not read from the library's copy
+    for m, vals in (('SwARo+rLE', [86.89, 41.58, 10.70, 62.20, 62.66, 84.09, 83.79]), ('RoCL+rLE', [80.43, 47.69, 15.53, 68.30, 66.19, 77.31, 75.05])):
+        assert f"| paper, 2000 epochs | {m} | | | " + ' | '.join(f'{v:.2f}' for v in vals) + ' | |' in README, m
+    sw, ro = ([r for r in recs if r['method'] == m and r['config'].get('p', 0.75) == 0.75 and r['config'].get('swaro_targets', 'clusters') == 'clusters']
+              for m in ('swaro', 'rocl'))
+    if not (sw and ro): return
+    got = next(l for l in README.splitlines() if l.startswith('With rLE heads, SwARo+rLE − RoCL+rLE'))
+    assert f"({len(sw)} against {len(ro)} seed" in got
+    for k in keys:
+        a, b = [r['metrics']['rle'][k] for r in sw], [r['metrics']['rle'][k] for r in ro]
+        ma, mb, n = sum(a) / len(a), sum(b) / len(b), sw[0]['budgets']['test_images']
+        se2 = 2 * math.sqrt(ma * (100 - ma) / (n * len(a)) + mb * (100 - mb) / (n * len(b)))
+        v = 'ahead' if min(a) > max(b) and ma - mb > se2 else 'behind' if max(a) < min(b) and mb - ma > se2 else 'no clear difference'
+        assert f"{k} {ma - mb:+.2f} ({v})" in got, (k, got)
+
 def test_readme_blocks_are_these():
     "The README has the two blocks this module runs: the two commands, and the experiments at smoke size."
     blocks = FENCE.findall(README)
