@@ -4,6 +4,7 @@
 
 # %% ../nbs/07_eval_attacks.ipynb #c8e65b83
 from __future__ import annotations
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 import torch
 import torch.nn as nn
@@ -12,9 +13,10 @@ from .core import describe, is_real, check_int, eval_mode
 from .attack import projected_gradient, NORMS
 
 # %% auto #0
-__all__ = ['AA_TARGETS', 'AA_COMPONENTS', 'CLEAN', 'PROTOCOL_ATTACKS', 'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS',
-           'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm',
-           'bim', 'jitter', 'apgd', 'autoattack', 'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
+__all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'AA_COMPONENTS', 'CLEAN', 'PROTOCOL_ATTACKS',
+           'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS',
+           'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter', 'device_constants', 'apgd', 'autoattack',
+           'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
 
 # %% ../nbs/07_eval_attacks.ipynb #ac11e260
 def logits(model: nn.Module,  # classifier on [0,1] images
@@ -111,6 +113,45 @@ def jitter(model: nn.Module,  # classifier on [0,1] images, in eval mode
         return torch.where(div, c / torch.where(div, r, torch.ones_like(r)), c)
     return projected_gradient(cost, x, 'linf', eps, alpha, steps, random_start, generator)
 
+# %% ../nbs/07_eval_attacks.ipynb #0e5f3c39
+TORCHATTACKS_CHECKED = '3.5.1'   # the torchattacks release whose APGD, APGD-T and Square code `device_constants` was checked against
+DEVICE_CONSTANTS = True          # False: torchattacks' attacks exactly as shipped (host-made constants, copied every step)
+
+class _TorchOn:
+    "`torch` as a torchattacks module sees it inside `device_constants`: `ones` (and, for Square, `zeros`) without a device are made on `device`; all else is torch."
+    def __init__(self, device, zeros: bool): self._device, self._zeros = device, zeros
+    def __getattr__(self, name): return getattr(torch, name)
+    def ones(self, *size, **kw): return torch.ones(*size, **{'device': self._device, **kw})
+    def zeros(self, *size, **kw): return torch.zeros(*size, **({'device': self._device, **kw} if self._zeros else kw))
+
+@contextmanager
+def device_constants(device):
+    "Within the block, torchattacks' APGD, APGD-T and Square make their constant tensors on `device` instead of copying them there; the same numbers."
+    import torchattacks as ta
+    from torchattacks.attacks import apgd as _a, apgdt as _t, square as _s
+    if not DEVICE_CONSTANTS or ta.__version__ != TORCHATTACKS_CHECKED or isinstance(_a.torch, _TorchOn): yield; return   # off, unchecked, or already on
+    saved = [(m, m.torch) for m in (_a, _t, _s)]
+    _a.torch, _t.torch, _s.torch = _TorchOn(device, False), _TorchOn(device, False), _TorchOn(device, True)   # APGD's step-loss table stays on the CPU
+    try: yield
+    finally:
+        for m, t in saved: m.torch = t
+
+_SQUARE = {}
+def _square(m, **kw):
+    "torchattacks' Square, its rectangle patterns computed once per size and its window positions kept on the CPU (DEVICE_CONSTANTS), else as shipped."
+    import torchattacks as ta
+    if not DEVICE_CONSTANTS: return ta.Square(m, **kw)
+    if 'cls' not in _SQUARE:
+        class Square(ta.Square):
+            def eta_rectangles(self, x, y):   # deterministic in (x, y)
+                if (x, y) not in self._rects: self._rects[(x, y)] = super().eta_rectangles(x, y)
+                return self._rects[(x, y)]
+            def random_int(self, low=0, high=1, shape=[1]):   # the same CPU draw and float32 arithmetic; used only as slice bounds
+                return (low + (high - low) * torch.rand(shape)).long()
+        _SQUARE['cls'] = Square
+    atk = _SQUARE['cls'](m, **kw); atk._rects = {}
+    return atk
+
 # %% ../nbs/07_eval_attacks.ipynb #60a7e9fc
 def _torchattacks_model(model, x, y, norm, n_classes, amp, what):
     "Checks, then the model as torchattacks sees it, torchattacks' name of the norm, and the number of classes."
@@ -145,7 +186,7 @@ def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
         ) -> torch.Tensor:  # adversarial images (an image not broken comes back as the best point found)
     "APGD-CE or APGD-T (Croce & Hein 2020) through torchattacks, one restart, on logits computed under the library's precision rule."
     m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'APGD')
-    return _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed)(x, y)
+    with device_constants(x.device): return _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed)(x, y)
 
 AA_COMPONENTS = ('apgd-ce', 'apgd-t', 'fab-t', 'square')   # AutoAttack's standard version, in the order it runs them
 
@@ -171,9 +212,9 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
     fab.n_target_classes = min(n_targets, n_classes - 1)
     make = {'apgd-ce': lambda: _apgd(m, N, eps, steps, False, None, n_classes, seed),
             'apgd-t': lambda: _apgd(m, N, eps, steps, True, n_targets, n_classes, seed), 'fab-t': lambda: fab,
-            'square': lambda: ta.Square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed)}
+            'square': lambda: _square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed)}
     atks = [make[c]() for c in AA_COMPONENTS if c in components]
-    return (atks[0] if len(atks) == 1 else ta.MultiAttack(atks))(x, y)   # MultiAttack takes two or more
+    with device_constants(x.device): return (atks[0] if len(atks) == 1 else ta.MultiAttack(atks))(x, y)   # MultiAttack takes two or more
 
 # %% ../nbs/07_eval_attacks.ipynb #d2c5085b
 @dataclass

@@ -1,7 +1,9 @@
 #!/usr/bin/env python
 """Where the evaluation's attacks spend their time on a GPU: seconds per step of one forward+backward, APGD-T, FAB-T and
 Square (torchattacks, as `swaro_nb.eval_attacks` calls them), in float32 and under bf16 autocast, for several numbers of
-images, plus a torch.profiler table of a few APGD-T steps. The classifier is a ResNet-18 encoder with a linear head on the
+images, plus torch.profiler tables of a few APGD-T steps and Square queries in l_2; each measured with torchattacks as
+shipped (`reference`) and with its constant tensors made on the GPU (`device`, `swaro_nb.eval_attacks.device_constants`,
+the library's default), same machine, same call (`--paths`). The classifier is a ResNet-18 encoder with a linear head on the
 attack copy `evaluate_robustness` uses (BN folded, channels-last), built so that no attack can change its prediction (a
 large bias on one class): every image stays in every step, which is what the robust images of a trained model cost.
 
@@ -28,9 +30,11 @@ def main(argv=None):
     ap.add_argument('--sizes', default='256,1024,2048', help='numbers of images (default %(default)s)')
     ap.add_argument('--steps', type=int, default=10, help='attack steps timed per call (Square: 10x as many queries)')
     ap.add_argument('--smoke', action='store_true', help='CPU: width 8, 16 and 32 images, 2 steps')
+    ap.add_argument('--paths', default='reference,device', help="torchattacks as shipped ('reference') and with its constants made on the GPU ('device', the library's default); default %(default)s")
     a = ap.parse_args(argv)
     from swaro_nb.core import run_stamp, to_float
     from swaro_nb.encoder import ContrastiveNet
+    import swaro_nb.eval_attacks as ea
     from swaro_nb.eval_attacks import apgd, autoattack, logits
     from swaro_nb.encoder import attack_copy
     dev = torch.device('cuda' if torch.cuda.is_available() and not a.smoke else 'cpu')
@@ -51,13 +55,13 @@ def main(argv=None):
         clf.train(); [clf(x_all[i:i + 256].to(dev)) for i in range(0, len(x_all), 256)]; clf.eval()
     m = attack_copy(clf, dev)
     rows = []
-    for amp in (False, True):
-        for n in sizes:
+    for path, amp, n in ((p, amp, n) for p in a.paths.split(',') for amp in (False, True) for n in sizes):
+            ea.DEVICE_CONSTANTS = path == 'device'   # 'reference': torchattacks as shipped; 'device': its constants made on the GPU (the library's default)
             x, y = x_all[:n].to(dev), torch.zeros(n, dtype=torch.int64, device=dev)
             def fb():
                 xa = x.clone().requires_grad_(True)
                 torch.autograd.grad(nn.functional.cross_entropy(logits(m, xa, amp), y), xa)
-            r = dict(amp='bf16' if amp else 'fp32', n=n, fwd_bwd_s=timed(fb, 5, sync))
+            r = dict(path=path, amp='bf16' if amp else 'fp32', n=n, fwd_bwd_s=timed(fb, 5, sync))
             for norm, eps in (('linf', 8 / 255), ('l2', 0.5)):
                 r[f'apgd_t_{norm}_step_s'] = timed(lambda: apgd(m, x, y, norm, eps, steps, targeted=True, n_targets=1, amp=amp), 1, sync) / steps
                 r[f'fab_t_{norm}_step_s'] = timed(lambda: autoattack(m, x, y, norm, eps, steps=steps, n_targets=1, amp=amp,
@@ -71,12 +75,16 @@ def main(argv=None):
     x, y = x_all[:n].to(dev), torch.zeros(n, dtype=torch.int64, device=dev)
     acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if dev.type == 'cuda' else [])
     tables = {}
-    for norm, eps in (('l2', 0.5),):
+    for path, (name, fn) in ((p, f) for p in a.paths.split(',') for f in (
+            ('apgd_t_l2', lambda: apgd(m, x, y, 'l2', 0.5, max(2, steps // 2), targeted=True, n_targets=1, amp=False)),
+            ('square_l2', lambda: autoattack(m, x, y, 'l2', 0.5, n_queries=5 * steps, amp=False, components=('square',))))):
+        ea.DEVICE_CONSTANTS = path == 'device'
         with torch.profiler.profile(activities=acts) as prof:
-            apgd(m, x, y, norm, eps, max(2, steps // 2), targeted=True, n_targets=1, amp=False); sync()
+            fn(); sync()
         key = 'self_cuda_time_total' if dev.type == 'cuda' else 'self_cpu_time_total'
-        tables[f'apgd_t_{norm}_fp32_n{n}'] = prof.key_averages().table(sort_by=key, row_limit=20, max_name_column_width=60)
-        print(tables[f'apgd_t_{norm}_fp32_n{n}'], flush=True)
+        tables[f'{name}_fp32_n{n}_{path}'] = prof.key_averages().table(sort_by=key, row_limit=20, max_name_column_width=60)
+        print(path, name, tables[f'{name}_fp32_n{n}_{path}'], flush=True)
+    ea.DEVICE_CONSTANTS = True
     rec = dict(kind='eval-profile', **run_stamp(dev), steps=steps, width=width, rows=rows, profiles=tables,
                note='seconds per step (Square: per query) on a classifier that no attack can fool, so every image stays in every step')
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
