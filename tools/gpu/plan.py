@@ -498,7 +498,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     try:
         if a.gpus < 1: raise PlanError("--gpus must be >= 1")
-        dirs = a.records or [ROOT / 'results' / 'speed', ROOT / 'results' / 'eval']
+        dirs = a.records or [ROOT / 'results' / 'speed', ROOT / 'results' / 'eval',   # with the rLE-only evaluations where they are
+                             *[d for d in [ROOT / 'results' / 'eval' / 'rle'] if d.is_dir()]]
         runs, note = load_plan(a.plan, [parse_set(s) for s in a.sets])
         speed, evals = load_records(dirs)
         speeds = Speeds(speed, a.card)
