@@ -115,7 +115,8 @@ def jitter(model: nn.Module,  # classifier on [0,1] images, in eval mode
 
 # %% ../nbs/07_eval_attacks.ipynb #0e5f3c39
 TORCHATTACKS_CHECKED = '3.5.1'   # the torchattacks release whose APGD, APGD-T and Square code `device_constants` was checked against
-DEVICE_CONSTANTS = True          # False: torchattacks' attacks exactly as shipped (host-made constants, copied every step)
+DEVICE_CONSTANTS = True          # False: torchattacks' attacks exactly as shipped (host-made constants, copied every step); a module
+                                 # setting: worker processes (evaluate_robustness's `workers`) import the module afresh and see True
 
 class _TorchOn:
     "`torch` as a torchattacks module sees it inside `device_constants`: `ones` (and, for Square, `zeros`) without a device are made on `device`; all else is torch."
@@ -140,7 +141,7 @@ _SQUARE = {}
 def _square(m, **kw):
     "torchattacks' Square, its rectangle patterns computed once per size and its window positions kept on the CPU (DEVICE_CONSTANTS), else as shipped."
     import torchattacks as ta
-    if not DEVICE_CONSTANTS: return ta.Square(m, **kw)
+    if not DEVICE_CONSTANTS or ta.__version__ != TORCHATTACKS_CHECKED: return ta.Square(m, **kw)
     if 'cls' not in _SQUARE:
         class Square(ta.Square):
             def eta_rectangles(self, x, y):   # deterministic in (x, y)

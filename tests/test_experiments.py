@@ -155,19 +155,26 @@ def test_report_notebook(tmp_path):
         assert f"| SwARo | LE | worst case | {r['run']} | {top} | {r['metrics']['clean']:.2f} | {PAPER['table1']['swaro']['clean']:.2f} |" in md, r['run']
     assert f"| SwARo | LE | PGD-20 | {sw['run']} |" not in md   # superseded by the longer runs
     rle = load_results(RES / 'eval' / 'rle', kind='eval') if (RES / 'eval' / 'rle').is_dir() else []
-    for r in rle:
+    for r in rle:   # every column of each rLE row, beside the paper's +rLE row
         m = {'swaro': 'SwARo', 'rocl': 'RoCL'}[r['method']]
-        assert (f"| {m}+rLE | rLE | worst case | {r['run']} | {r['epochs']} | {r['metrics']['rle']['clean']:.2f} | "
-                f"{PAPER['table1'][r['method'] + '+rle']['clean']:.2f} | {r['metrics']['rle']['linf_8']:.2f} |") in md, r['run']
+        assert (f"| {m}+rLE | rLE | worst case | {r['run']} | {r['epochs']} | "
+                + ' | '.join(f"{r['metrics']['rle'][k]:.2f} | {PAPER['table1'][r['method'] + '+rle'][k]:.2f}" for k in METRIC_KEYS) + ' |') in md, r['run']
     if any(r['method'] == 'swaro' for r in rle): assert f"| SwARo+rLE | rLE | PGD-20 | {sw['run']} |" not in md   # superseded
     else: assert f"| {sw['metrics']['rle']['clean']:.2f} | {PAPER['table1']['swaro+rle']['clean']:.2f} |" in md
     if any(r['method'] == 'rocl' for r in rle): assert f"| RoCL+rLE | rLE | PGD-20 | {ro['run']} |" not in md
     else: assert f"| {ro['metrics']['rle']['linf_8']:.2f} | {PAPER['table1']['rocl+rle']['linf_8']:.2f} |" in md
     # the rLE heads' AutoAttack check and the limits line that names them
     for r in rle:
-        c = r['aa_check']['rle']['linf_8']
-        assert f"| {r['run']} | rLE | linf_8 | worst case (guarded) | {c['column']:.2f} | {c['autoattack']:.2f} | {c['gap']:.2f} |" in md, r['run']
-        assert f"{r['run']} ({r['budgets']['rle_epochs']} epochs)" in md, r['run']
+        for col, c in r['aa_check']['rle'].items():
+            kind = 'worst case (guarded)' if c['guarded'] else 'protocol (shown)'
+            assert f"| {r['run']} | rLE | {col} | {kind} | {c['column']:.2f} | {c['autoattack']:.2f} | {c['gap']:.2f} |" in md, (r['run'], col)
+        assert f"{r['run']} ({r['epochs']} training epochs, rLE {r['budgets']['rle_epochs']} epochs)" in md, r['run']
+    if rle:   # the PGD-20 protocol's distance to AutoAttack on the rLE heads, from the records
+        g = [c['gap'] for r in rle for k, c in r['aa_check']['rle'].items() if k.startswith('pgd_')]
+        assert f"rLE heads: the PGD-20 protocol columns lie {min(g):.2f}-{max(g):.2f} points above AutoAttack" in out
+        r200 = [r for r in evals if r['kind'] == 'eval' and '-c10-200-s' in r['run']]
+        n_no = sum(r['budgets'].get('rle_epochs') is None and r['run'] not in {x['run'] for x in rle} for r in r200)
+        assert f"- {n_no} of the {len(r200)} 200-epoch evaluations have no rLE head" in md
     # the comparison's count, recomputed from the JSON
     pairs = [(sw['metrics'][k], ro['metrics'][k]) for k in METRIC_KEYS] + [(sw['metrics']['rle'][k], ro['metrics']['rle'][k]) for k in METRIC_KEYS]
     pairs += [(sw['metrics'][k], ro['metrics'][k]) for k in TABLE3_KEYS]

@@ -87,7 +87,7 @@ def test_readme_rle_rows_are_the_records():
     "The README's 200-epoch table: a row per rLE-head record of results/eval/rle with its columns and AutoAttack gap, the paper's +rLE rows of Table 1, and SwARo+rLE - RoCL+rLE with its verdicts recomputed from the records."
     import math
     recs = [json.loads(f.read_text()) for f in sorted((ROOT / 'results' / 'eval' / 'rle').glob('*-eval.json'))]
-    recs = [r for r in recs if 'rle' in r['metrics']]
+    recs = [r for r in recs if 'rle' in r['metrics'] and r['dataset'] == 'cifar10' and '-c10-200-s' in r['run']]   # the 200-epoch table's
     if not recs: pytest.skip('no rLE-head record')
     keys = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')
     label = {'swaro': 'SwARo+rLE', 'rocl': 'RoCL+rLE'}

@@ -54,8 +54,10 @@ def main(argv=None):
             if isinstance(m, nn.modules.batchnorm._BatchNorm): m.momentum = None
         clf.train(); [clf(x_all[i:i + 256].to(dev)) for i in range(0, len(x_all), 256)]; clf.eval()
     m = attack_copy(clf, dev)
-    rows = []
-    for path, amp, n in ((p, amp, n) for p in a.paths.split(',') for amp in (False, True) for n in sizes):
+    rows, paths = [], a.paths.split(',')
+    # the two paths alternate which goes first at each setting, so that warming up favours neither
+    for i, (amp, n) in enumerate((amp, n) for amp in (False, True) for n in sizes):
+        for path in (paths if i % 2 == 0 else paths[::-1]):
             ea.DEVICE_CONSTANTS = path == 'device'   # 'reference': torchattacks as shipped; 'device': its constants made on the GPU (the library's default)
             x, y = x_all[:n].to(dev), torch.zeros(n, dtype=torch.int64, device=dev)
             def fb():
@@ -84,8 +86,24 @@ def main(argv=None):
         key = 'self_cuda_time_total' if dev.type == 'cuda' else 'self_cpu_time_total'
         tables[f'{name}_fp32_n{n}_{path}'] = prof.key_averages().table(sort_by=key, row_limit=20, max_name_column_width=60)
         print(path, name, tables[f'{name}_fp32_n{n}_{path}'], flush=True)
+    # the same adversarial images both ways on this device: a classifier the attacks do fool (no large bias), the same seed
+    same = {}
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False   # bitwise comparison: the same kernels both ways
+    weak = attack_copy(nn.Sequential(enc, nn.Linear(8 * width, 10)).to(dev).eval(), dev)
+    xw = x_all[:min(256, len(x_all))].to(dev)
+    with torch.no_grad(): yw = logits(weak, xw, False).argmax(1)
+    for name, fn in (('apgd_t_l2', lambda: apgd(weak, xw, yw, 'l2', 0.5, steps, targeted=True, n_targets=3, amp=False)),
+                     ('apgd_ce_l2', lambda: apgd(weak, xw, yw, 'l2', 0.5, steps, amp=False)),
+                     ('square_l2', lambda: autoattack(weak, xw, yw, 'l2', 0.5, n_queries=20 * steps, amp=False, components=('square',))),
+                     ('square_linf', lambda: autoattack(weak, xw, yw, 'linf', 8 / 255, n_queries=20 * steps, amp=False, components=('square',)))):
+        outs = []
+        for path in ('reference', 'device'):
+            ea.DEVICE_CONSTANTS = path == 'device'
+            outs.append(fn())
+        same[name] = dict(identical=bool(torch.equal(*outs)), images_changed=int((outs[0] != xw).flatten(1).any(1).sum()), images=len(xw))
+        print(name, same[name], flush=True)
     ea.DEVICE_CONSTANTS = True
-    rec = dict(kind='eval-profile', **run_stamp(dev), steps=steps, width=width, rows=rows, profiles=tables,
+    rec = dict(kind='eval-profile', **run_stamp(dev), steps=steps, width=width, rows=rows, profiles=tables, same_images=same,
                note='seconds per step (Square: per query) on a classifier that no attack can fool, so every image stays in every step')
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(rec, indent=1))

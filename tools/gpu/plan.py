@@ -489,7 +489,7 @@ def main(argv=None):
     ap.add_argument('--compile-s', type=float, default=COMPILE_S, help='per compiled training run, on top (default %(default)s)')
     ap.add_argument('--eval-startup-s', type=float, default=EVAL_STARTUP_S, help='per evaluation (default %(default)s)')
     ap.add_argument('--records', action='append', default=None, metavar='DIR',
-                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed and results/eval)')
+                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed, results/eval and results/eval/rle)')
     ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', dest='sets',
                     help='change every run: variant=base, gpus=2, eval.rle_epochs=150, eval.autoattack=false (VALUE as JSON when it parses)')
     ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
