@@ -48,6 +48,7 @@ def main():
     ap.add_argument('--warmup', type=int, default=2); ap.add_argument('--timed', type=int, default=5)
     ap.add_argument('--agreement', action='store_true'); ap.add_argument('--tag', default='')
     ap.add_argument('--subset-per-class', type=int, default=None, help='smaller training set (a quick check of the script)')
+    ap.add_argument('--kernels', action='store_true', help='also profile one more epoch of each variant with torch.profiler: its top kernels by self CUDA time in the record (kernel_table)')
     a = ap.parse_args()
     from swaro_nb.config import PRESETS
     a.method = a.method or PRESETS[a.preset].get('method', 'swaro'); a.loss_form = a.loss_form or PRESETS[a.preset].get('loss_form', 'paper')
@@ -75,6 +76,13 @@ def main():
             rec = dict(kind='speed', variant=v, preset=a.preset, method=a.method, loss_form=a.loss_form, attack_groups=cfg.attack_groups, batch=bs, **VARIANTS[v], **r,
                        images_per_s=round(imgs / r['s_per_real_epoch']), profile=prof, wall_s=round(time.time() - t0, 1), **stamp)
             if fl: rec.update(tflops=round(fl * imgs / r['train_s'] / 1e12, 1), frac_of_peak=round(fl * imgs / r['train_s'] / 1e12 / world / peak, 3))
+            if a.kernels and rank == 0:   # where a step's GPU time goes, kernel by kernel (kernels replayed from CUDA graphs included where CUPTI sees them)
+                acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if t.cuda else [])
+                with torch.profiler.profile(activities=acts) as kp:
+                    t.train_epoch()
+                    if t.cuda: torch.cuda.synchronize()
+                rec['kernel_table'] = kp.key_averages().table(sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total', row_limit=25,
+                                                              max_name_column_width=70)
             if rank == 0: append(a.out, rec)
             del t; torch.cuda.empty_cache()
 

@@ -7,6 +7,7 @@
 # Usage: AGREEMENT=1 bash tools/gpu/speed.sh                     (one GPU: variants base,attack,all at batch 512)
 #        GPUS=4 VARIANTS=base,all bash tools/gpu/speed.sh        (four GPUs)
 #        VARIANTS=base BATCHES=512,256 SPEED_S=300 bash tools/gpu/speed.sh
+#        VARIANTS=all-ro KERNELS=1 bash tools/gpu/speed.sh     (and a torch.profiler kernel table of one more epoch per variant)
 set -uo pipefail
 source tools/gpu/common.sh
 G=${GPUS:-1}
@@ -15,5 +16,5 @@ name=${card:-gpu}-${SWARO_COMMIT:-unknown}$([ "$G" -gt 1 ] && echo "-ddp$G")-spe
 mkdir -p "$OUT/speed"
 launch=(python3); [ "$G" -gt 1 ] && launch=(python3 -m torch.distributed.run --standalone --nproc_per_node "$G")
 timeout ${SPEED_S:-540} "${launch[@]}" tools/gpu/speed.py --out "$OUT/speed/$name.json" --variants ${VARIANTS:-base,attack,all} \
-  --batches ${BATCHES:-512} ${AGREEMENT:+--agreement} --tag "${TAG:-$([ "$G" -gt 1 ] && echo "ddp$G")}" 2>&1 | tee "$OUT/speed/$name.log"
+  --batches ${BATCHES:-512} ${AGREEMENT:+--agreement} ${KERNELS:+--kernels} --tag "${TAG:-$([ "$G" -gt 1 ] && echo "ddp$G")}" 2>&1 | tee "$OUT/speed/$name.log"
 echo "speed exit ${PIPESTATUS[0]}"; ls -la "$OUT/speed"
