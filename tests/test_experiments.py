@@ -3,7 +3,7 @@ import json, math, re, shutil
 from pathlib import Path
 import pytest
 from conftest import ROOT
-from swaro_nb.tables import PAPER, METRIC_KEYS, TABLE3_KEYS, ROW_LABELS, load_results
+from swaro_nb.tables import PAPER, METRIC_KEYS, TABLE3_KEYS, ROW_LABELS, load_results, variant
 from swaro_nb.baselines import BASELINES
 
 NB_DIR = ROOT / 'nbs' / 'experiments'
@@ -155,13 +155,13 @@ def test_report_notebook(tmp_path):
         assert f"| SwARo | LE | worst case | {r['run']} | {top} | {r['metrics']['clean']:.2f} | {PAPER['table1']['swaro']['clean']:.2f} |" in md, r['run']
     assert f"| SwARo | LE | PGD-20 | {sw['run']} |" not in md   # superseded by the longer runs
     rle = load_results(RES / 'eval' / 'rle', kind='eval') if (RES / 'eval' / 'rle').is_dir() else []
-    for r in rle:   # every column of each rLE row, beside the paper's +rLE row
-        m = {'swaro': 'SwARo', 'rocl': 'RoCL'}[r['method']]
+    for r in (r for r in rle if r['method'] in ('swaro', 'rocl') and variant(r) in ('SwARo', 'RoCL')):   # Table 1 has the paper's methods' rows
+        m = variant(r)   # every column of each rLE row, beside the paper's +rLE row
         assert (f"| {m}+rLE | rLE | worst case | {r['run']} | {r['epochs']} | "
                 + ' | '.join(f"{r['metrics']['rle'][k]:.2f} | {PAPER['table1'][r['method'] + '+rle'][k]:.2f}" for k in METRIC_KEYS) + ' |') in md, r['run']
-    if any(r['method'] == 'swaro' for r in rle): assert f"| SwARo+rLE | rLE | PGD-20 | {sw['run']} |" not in md   # superseded
+    if any(variant(r) == 'SwARo' for r in rle): assert f"| SwARo+rLE | rLE | PGD-20 | {sw['run']} |" not in md   # superseded
     else: assert f"| {sw['metrics']['rle']['clean']:.2f} | {PAPER['table1']['swaro+rle']['clean']:.2f} |" in md
-    if any(r['method'] == 'rocl' for r in rle): assert f"| RoCL+rLE | rLE | PGD-20 | {ro['run']} |" not in md
+    if any(variant(r) == 'RoCL' for r in rle): assert f"| RoCL+rLE | rLE | PGD-20 | {ro['run']} |" not in md
     else: assert f"| {ro['metrics']['rle']['linf_8']:.2f} | {PAPER['table1']['rocl+rle']['linf_8']:.2f} |" in md
     # the rLE heads' AutoAttack check and the limits line that names them
     for r in rle:

@@ -90,10 +90,10 @@ def test_readme_rle_rows_are_the_records():
     recs = [r for r in recs if 'rle' in r['metrics'] and r['dataset'] == 'cifar10' and '-c10-200-s' in r['run']]   # the 200-epoch table's
     if not recs: pytest.skip('no rLE-head record')
     keys = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')
-    label = {'swaro': 'SwARo+rLE', 'rocl': 'RoCL+rLE'}
+    from swaro_nb.tables import variant   # what each record trained (SwARo, RoCL, an ablation, SimCLR): the row's label
     for r in recs:
         gap = max(c['gap'] for c in r['aa_check']['rle'].values() if c['guarded'])
-        row = (f"| {r['run']}, rLE head ({r['budgets']['rle_epochs']} epochs) | {label[r['method']]} | {r['card']} | | "
+        row = (f"| {r['run']}, rLE head ({r['budgets']['rle_epochs']} epochs) | {variant(r)}+rLE | {r['card']} | | "
                + ' | '.join(f"{r['metrics']['rle'][k]:.2f}" for k in keys) + f" | {gap:+.2f} |")
         assert row in README, row
     # the paper's Table 1 rows (swaro_paper.tex, tab:accuracy_white_box), typed here, not read from the library's copy
