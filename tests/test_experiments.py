@@ -175,6 +175,10 @@ def test_report_notebook(tmp_path):
         r200 = [r for r in evals if r['kind'] == 'eval' and '-c10-200-s' in r['run']]
         n_no = sum(r['budgets'].get('rle_epochs') is None and r['run'] not in {x['run'] for x in rle} for r in r200)
         assert f"- {n_no} of the {len(r200)} 200-epoch evaluations have no rLE head" in md
+        by = {m: [r['metrics']['rle']['linf_8'] for r in rle if variant(r) == m] for m in ('SwARo', 'RoCL')}
+        if min(len(v) for v in by.values()) == 1 and max(len(v) for v in by.values()) > 1:   # one seed against several: the seeds' spread for scale
+            m = max(by, key=lambda k: len(by[k]))
+            assert f"rle_linf_8 {max(by[m]) - min(by[m]):.2f} ({m})" in out
     # the comparison's count, recomputed from the JSON
     pairs = [(sw['metrics'][k], ro['metrics'][k]) for k in METRIC_KEYS] + [(sw['metrics']['rle'][k], ro['metrics']['rle'][k]) for k in METRIC_KEYS]
     pairs += [(sw['metrics'][k], ro['metrics'][k]) for k in TABLE3_KEYS]
