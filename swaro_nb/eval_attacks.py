@@ -4,6 +4,7 @@
 
 # %% ../nbs/07_eval_attacks.ipynb #c8e65b83
 from __future__ import annotations
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 import torch
@@ -15,8 +16,8 @@ from .attack import projected_gradient, NORMS
 # %% auto #0
 __all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'AA_COMPONENTS', 'CLEAN', 'PROTOCOL_ATTACKS',
            'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS',
-           'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter', 'device_constants', 'apgd', 'autoattack',
-           'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
+           'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter', 'device_constants', 'apgd',
+           'component_seconds', 'autoattack', 'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
 
 # %% ../nbs/07_eval_attacks.ipynb #ac11e260
 def logits(model: nn.Module,  # classifier on [0,1] images
@@ -190,6 +191,24 @@ def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
     with device_constants(x.device): return _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed)(x, y)
 
 AA_COMPONENTS = ('apgd-ce', 'apgd-t', 'fab-t', 'square')   # AutoAttack's standard version, in the order it runs them
+_AA_SECONDS = []   # the dicts of the open `component_seconds` blocks, innermost last
+
+@contextmanager
+def component_seconds():
+    "Within the block, `autoattack` adds the seconds each of its components takes (synchronised on CUDA) to the dict this yields."
+    d = {}; _AA_SECONDS.append(d)
+    try: yield d
+    finally: _AA_SECONDS.pop()   # blocks close innermost first
+
+def _timed(atk, name: str, into: dict, device):
+    "`atk` (a torchattacks attack) adding the seconds each call takes to `into[name]`; what it computes is unchanged."
+    sync, run = (torch.cuda.synchronize if device.type == 'cuda' else (lambda: None)), atk.forward
+    def forward(*a, **kw):   # torchattacks' __call__ (also inside MultiAttack) runs self.forward
+        sync(); t0 = time.perf_counter()
+        try: return run(*a, **kw)
+        finally: sync(); into[name] = into.get(name, 0.0) + time.perf_counter() - t0
+    atk.forward = forward
+    return atk
 
 def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
@@ -215,6 +234,7 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
             'apgd-t': lambda: _apgd(m, N, eps, steps, True, n_targets, n_classes, seed), 'fab-t': lambda: fab,
             'square': lambda: _square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed)}
     atks = [make[c]() for c in AA_COMPONENTS if c in components]
+    if _AA_SECONDS: atks = [_timed(a, c, _AA_SECONDS[-1], x.device) for a, c in zip(atks, [c for c in AA_COMPONENTS if c in components])]
     with device_constants(x.device): return (atks[0] if len(atks) == 1 else ta.MultiAttack(atks))(x, y)   # MultiAttack takes two or more
 
 # %% ../nbs/07_eval_attacks.ipynb #d2c5085b

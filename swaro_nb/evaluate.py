@@ -28,7 +28,7 @@ SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members and AutoAttack a
     **{k: dataclasses.replace(s, steps=10, restarts=2) for k, s in STRONG_ATTACKS.items() if s.kind == 'pgd'},
     **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100, 'n_targets': 3}) for k, s in AUTOATTACK_ATTACKS.items()},
 }
-_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'aa_chain', 'shards', 'attacks', 'flags')
+_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'aa_chain', 'shards', 'attacks', 'flags')
 
 @functools.lru_cache(maxsize=4)
 def _cifar(name: str, train: bool, root: str | None):
@@ -162,7 +162,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     xs, ys, xt, yt = data['train_images'], data['train_labels'], data['test_images'], data['test_labels']
     head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
     lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
-    seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used = {}, {}, {}, [], {}, {}, {}, {}, set()
+    seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used, aa_seconds = {}, {}, {}, [], {}, {}, {}, {}, set(), {}
     name = Path(run_dir).name
     pdir = _out_path(out, run_dir, f'{name}-eval.parts')   # each piece's record, written as soon as it is done
     common = dict(version=_PIECE_VERSION, dataset=ds, config=asdict(cfg), n_test=n_test, seed=seed, attack_amp=attack_amp, autoattack_n=autoattack_n,
@@ -197,14 +197,14 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
             r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
                                     autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
             part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(dev), accs=_accs(r), linear=lin_rec, head_seconds=seconds.get(key),
-                        attack_seconds=r['seconds'], worst=r['worst'], aa_check=r['aa_check'], attacks=r['attacks'], aa_chain=r['aa_chain'],
+                        attack_seconds=r['seconds'], aa_seconds=r['aa_seconds'], worst=r['worst'], aa_check=r['aa_check'], attacks=r['attacks'], aa_chain=r['aa_chain'],
                         shards=r['shards'], flags=[f"{label}: {f}" for f in r['flags']], seconds=time.perf_counter() - t)
             if pdir is not None: atomic_json(part, pdir / f'{key}.json')
         else:
             t_resumed += took(key, part)
             if part['head_seconds'] is not None: seconds[key] = part['head_seconds']
         if part['linear'] is not None: linear[key] = part['linear']
-        seconds[f'attacks_{key}'] = part['attack_seconds']; worst[key] = part['worst']; aa_check[key] = part['aa_check']
+        seconds[f'attacks_{key}'] = part['attack_seconds']; aa_seconds[key] = part.get('aa_seconds', {}); worst[key] = part['worst']; aa_check[key] = part['aa_check']
         ran.update(part['attacks']); chain.update(part['aa_chain']); shards_used.add(part['shards']); flags.extend(part['flags'])
         if key == 'le': metrics.update(part['accs'])
         else: metrics[key] = part['accs']
@@ -218,7 +218,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
                             attacks=ran),   # the specs as run, every attacked head's
-               seconds=seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))
+               seconds=seconds, aa_seconds=aa_seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None:
         res['path'] = str(atomic_json(res, path))

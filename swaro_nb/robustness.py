@@ -12,7 +12,8 @@ from tqdm.auto import tqdm
 from .core import eval_mode, to_float, describe, check_int
 from .encoder import attack_copy
 from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, target_labels, Logits, ALL_ATTACKS,
-                                   DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN, AA_TARGETS)
+                                   DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN, AA_TARGETS,
+                                   component_seconds)
 
 # %% auto #0
 __all__ = ['AA_TOLERANCE', 'AA_PAIRS', 'sanity_flags', 'evaluate_robustness', 'black_box_matrix']
@@ -144,13 +145,15 @@ def _exec_unit(u: dict, job: dict) -> dict:
     "Run one unit on its images lo:hi: predictions of the attacks run alone, the worst case's mask and robust count after each member, the chained AutoAttack's mask; seconds per attack."
     m, xs, ys, specs, dev, n_aa = job['model'], job['xs'], job['ys'], job['specs'], job['dev'], job['n_aa']
     lo, hi = u['lo'], u['hi']
-    secs, preds, masks, steps = {}, {}, {}, []
+    secs, preds, masks, steps, comps = {}, {}, {}, [], {}
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     def run(name, spec, idx):
         sync(); t0 = time.perf_counter()
         bs = max(job['batch_size'], job['big_batch']) if spec.kind in ('apgd', 'apgd-t', 'autoattack') else job['batch_size']
-        p = _run_on(m, xs, ys, idx, name, spec, job['n_classes'], bs, dev, job['dt'], job['seed'], job['amp'], job['backend'])
+        with component_seconds() as cs:   # AutoAttack's components, each timed
+            p = _run_on(m, xs, ys, idx, name, spec, job['n_classes'], bs, dev, job['dt'], job['seed'], job['amp'], job['backend'])
         sync(); secs[name] = secs.get(name, 0.0) + time.perf_counter() - t0
+        if cs: comps[name] = {c: comps.get(name, {}).get(c, 0.0) + s for c, s in cs.items()}
         return p
     for k in u['alone']:
         top = min(hi, n_aa) if specs[k].kind == 'autoattack' else hi
@@ -168,7 +171,7 @@ def _exec_unit(u: dict, job: dict) -> dict:
             a = r[:max(0, min(hi, n_aa) - lo)].clone(); idx = a.nonzero().squeeze(1) + lo
             if len(idx): a[idx - lo] = run(aa, _aa_rest(specs[aa]), idx) == ys[idx]
             masks[aa] = a.cpu()
-    return dict(lo=lo, preds=preds, masks=masks, steps=steps, secs=secs)
+    return dict(lo=lo, preds=preds, masks=masks, steps=steps, secs=secs, comps=comps)
 
 def _aa_rest(spec: AttackSpec) -> AttackSpec:
     "What a chained AutoAttack still runs: its FAB-T and Square (its APGD-CE and APGD-T are the worst case's members)."
@@ -244,7 +247,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see below); False: runs alone
                         workers: list | None = None,  # devices ('cuda:0', 'cuda:1', 'cpu', ...), one attack process each (None: all here)
                         shards: int | None = None,  # contiguous blocks of images each unit of work is split into (None: one per worker, 1 without)
-                       ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'worst', 'aa_check', 'aa_chain', 'attacks', 'flags'
+                       ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'aa_chain', 'attacks', 'flags'
     "Clean and adversarial accuracy (percent) of a classifier: per-image worst cases, protocol columns, AutoAttack check and guards."
     specs = resolve_attacks(attacks, overrides=members)     # the columns asked for, and the members of the worst cases
     requested = [attacks] if isinstance(attacks, str) else list(attacks)
@@ -262,7 +265,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     specs.setdefault('clean', CLEAN['clean'])
     chained = _chains(specs, requested) if chain_autoattack else {}
     units = _units(specs, requested, chained, N, shards)
-    out, secs, robust = {}, {}, {}
+    out, secs, robust, comps = {}, {}, {}, {}
     with eval_mode(model):
         m = attack_copy(model, dev) if fast else model
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
@@ -278,6 +281,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     for r in sorted(results, key=lambda r: r['lo']):   # the shards of each attack in image order
         for k, v in (r['preds'] | r['masks']).items(): parts.setdefault(k, []).append(v)
         for k, v in r['secs'].items(): secs[k] = secs.get(k, 0.0) + v
+        for k, v in r['comps'].items(): comps[k] = {c: comps.get(k, {}).get(c, 0.0) + s for c, s in v.items()}
     merged = {k: torch.cat(v) for k, v in parts.items()}
     preds = {k: merged[k] for r in results for k in r['preds']}
     alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst') and k not in chained]
@@ -297,7 +301,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     for aa in chained: out[aa] = _pct(robust[aa])
     ran = {k: (_aa_rest(s) if k in chained else s) for k, s in specs.items()}
     if black_box is not None: out['black_box'] = black_box
-    out.update(n=N, n_autoattack=n_aa if any(specs[k].kind == 'autoattack' for k in requested) else None, seconds=secs, worst=worst,
+    out.update(n=N, n_autoattack=n_aa if any(specs[k].kind == 'autoattack' for k in requested) else None, seconds=secs, aa_seconds=comps, worst=worst,
                aa_check=_aa_check(robust, specs, n_aa), aa_chain=chained, shards=shards, attacks={k: asdict(s) for k, s in ran.items()})
     out['flags'] = sanity_flags(out)
     return out

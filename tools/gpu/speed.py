@@ -83,6 +83,16 @@ def main():
                     if t.cuda: torch.cuda.synchronize()
                 rec['kernel_table'] = kp.key_averages().table(sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total', row_limit=25,
                                                               max_name_column_width=70)
+                extra = [('cluster', getattr(t.method, 'refresh_clusters', None)), ('monitor', t.monitor if t.cfg.monitor_every else None), ('save', t.save)]
+                for what, fn in [(w, f) for w, f in extra if f is not None]:   # the per-epoch work outside train_epoch, timed and profiled once each
+                    if t.cuda: torch.cuda.synchronize()
+                    t1 = time.perf_counter()
+                    with torch.profiler.profile(activities=acts) as kp:
+                        fn(t) if what == 'cluster' else fn()
+                        if t.cuda: torch.cuda.synchronize()
+                    rec.setdefault('outside_epoch_s', {})[what] = round(time.perf_counter() - t1, 3)   # under the profiler: an upper bound
+                    rec[f'{what}_kernel_table'] = kp.key_averages().table(sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total',
+                                                                          row_limit=15, max_name_column_width=70)
             if rank == 0: append(a.out, rec)
             del t; torch.cuda.empty_cache()
 
