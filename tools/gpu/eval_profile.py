@@ -2,8 +2,9 @@
 """Where the evaluation's attacks spend their time on a GPU: seconds per step of one forward+backward, APGD-T, FAB-T and
 Square (torchattacks, as `swaro_nb.eval_attacks` calls them), in float32 and under bf16 autocast, for several numbers of
 images, plus torch.profiler tables of a few APGD-T steps and Square queries in l_2; each measured with torchattacks as
-shipped (`reference`) and with its constant tensors made on the GPU (`device`, `swaro_nb.eval_attacks.device_constants`,
-the library's default), same machine, same call (`--paths`). The classifier is a ResNet-18 encoder with a linear head on the
+shipped (`reference`), with its constant tensors made on the GPU (`device`, `swaro_nb.eval_attacks.device_constants`,
+the library's default), and `compiled`: `device` on the attack copy under torch.compile (dynamic shapes; its first calls,
+which compile, are timed apart as `first_call_s`), same machine, same call (`--paths`). The classifier is a ResNet-18 encoder with a linear head on the
 attack copy `evaluate_robustness` uses (BN folded, channels-last), built so that no attack can change its prediction (a
 large bias on one class): every image stays in every step, which is what the robust images of a trained model cost.
 
@@ -30,7 +31,7 @@ def main(argv=None):
     ap.add_argument('--sizes', default='256,1024,2048', help='numbers of images (default %(default)s)')
     ap.add_argument('--steps', type=int, default=10, help='attack steps timed per call (Square: 10x as many queries)')
     ap.add_argument('--smoke', action='store_true', help='CPU: width 8, 16 and 32 images, 2 steps')
-    ap.add_argument('--paths', default='reference,device', help="torchattacks as shipped ('reference') and with its constants made on the GPU ('device', the library's default); default %(default)s")
+    ap.add_argument('--paths', default='reference,device', help="torchattacks as shipped ('reference'), with its constants made on the GPU ('device', the library's default), and that on a torch.compile'd attack copy ('compiled'); default %(default)s")
     a = ap.parse_args(argv)
     from swaro_nb.core import run_stamp, to_float
     from swaro_nb.encoder import ContrastiveNet
@@ -55,15 +56,25 @@ def main(argv=None):
         clf.train(); [clf(x_all[i:i + 256].to(dev)) for i in range(0, len(x_all), 256)]; clf.eval()
     m = attack_copy(clf, dev)
     rows, paths = [], a.paths.split(',')
+    bad = set(paths) - {'reference', 'device', 'compiled'}
+    if bad: raise SystemExit(f"unknown --paths {sorted(bad)}: choose from reference, device, compiled")
+    mc = torch.compile(m, dynamic=True) if 'compiled' in paths else None
+    net = lambda path: mc if path == 'compiled' else m
     # the two paths alternate which goes first at each setting, so that warming up favours neither
     for i, (amp, n) in enumerate((amp, n) for amp in (False, True) for n in sizes):
         for path in (paths if i % 2 == 0 else paths[::-1]):
-            ea.DEVICE_CONSTANTS = path == 'device'   # 'reference': torchattacks as shipped; 'device': its constants made on the GPU (the library's default)
+            ea.DEVICE_CONSTANTS = path != 'reference'   # 'reference': torchattacks as shipped; else its constants made on the GPU (the library's default)
             x, y = x_all[:n].to(dev), torch.zeros(n, dtype=torch.int64, device=dev)
+            m = net(path)
             def fb():
                 xa = x.clone().requires_grad_(True)
                 torch.autograd.grad(nn.functional.cross_entropy(logits(m, xa, amp), y), xa)
-            r = dict(path=path, amp='bf16' if amp else 'fp32', n=n, fwd_bwd_s=timed(fb, 5, sync))
+            r = dict(path=path, amp='bf16' if amp else 'fp32', n=n)
+            if path == 'compiled':   # the first calls compile (a graph with gradients, one without); timed apart
+                sync(); t0 = time.perf_counter(); fb()
+                with torch.no_grad(): logits(m, x, amp)
+                sync(); r['first_call_s'] = time.perf_counter() - t0
+            r['fwd_bwd_s'] = timed(fb, 5, sync)
             for norm, eps in (('linf', 8 / 255), ('l2', 0.5)):
                 r[f'apgd_t_{norm}_step_s'] = timed(lambda: apgd(m, x, y, norm, eps, steps, targeted=True, n_targets=1, amp=amp), 1, sync) / steps
                 r[f'fab_t_{norm}_step_s'] = timed(lambda: autoattack(m, x, y, norm, eps, steps=steps, n_targets=1, amp=amp,
@@ -71,6 +82,7 @@ def main(argv=None):
                 r[f'square_{norm}_query_s'] = timed(lambda: autoattack(m, x, y, norm, eps, n_queries=10 * steps, amp=amp,
                                                                        components=('square',)), 1, sync) / (10 * steps)
             with torch.no_grad(): r['still_correct'] = (logits(m, x, amp).argmax(1) == y).float().mean().item()
+            m = net('device')
             print({k: (round(v, 5) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
             rows.append(r)
     n = sizes[len(sizes) // 2]
@@ -80,9 +92,11 @@ def main(argv=None):
     for path, (name, fn) in ((p, f) for p in a.paths.split(',') for f in (
             ('apgd_t_l2', lambda: apgd(m, x, y, 'l2', 0.5, max(2, steps // 2), targeted=True, n_targets=1, amp=False)),
             ('square_l2', lambda: autoattack(m, x, y, 'l2', 0.5, n_queries=5 * steps, amp=False, components=('square',))))):
-        ea.DEVICE_CONSTANTS = path == 'device'
+        ea.DEVICE_CONSTANTS = path != 'reference'
+        if path == 'compiled': m = mc
         with torch.profiler.profile(activities=acts) as prof:
             fn(); sync()
+        m = net('device')
         key = 'self_cuda_time_total' if dev.type == 'cuda' else 'self_cpu_time_total'
         tables[f'{name}_fp32_n{n}_{path}'] = prof.key_averages().table(sort_by=key, row_limit=20, max_name_column_width=60)
         print(path, name, tables[f'{name}_fp32_n{n}_{path}'], flush=True)
@@ -97,7 +111,7 @@ def main(argv=None):
                      ('square_l2', lambda: autoattack(weak, xw, yw, 'l2', 0.5, n_queries=20 * steps, amp=False, components=('square',))),
                      ('square_linf', lambda: autoattack(weak, xw, yw, 'linf', 8 / 255, n_queries=20 * steps, amp=False, components=('square',)))):
         outs = []
-        for path in ('reference', 'device'):
+        for path in ('reference', 'device'):   # (the compiled path rounds differently: not compared bit for bit)
             ea.DEVICE_CONSTANTS = path == 'device'
             outs.append(fn())
         same[name] = dict(identical=bool(torch.equal(*outs)), images_changed=int((outs[0] != xw).flatten(1).any(1).sum()), images=len(xw))
