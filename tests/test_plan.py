@@ -268,3 +268,17 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     ev2 = (S2 / 'events.log').read_text()
     assert 'tiny: not preloaded (missing or wrong weights)' in ev2 and 'tiny: not preloaded, so not evaluated' in ev2, ev2
     assert 'training on GPU' not in ev2 and 'evaluating' not in ev2 and not (S2 / 'preloaded.tiny').exists(), ev2
+
+
+def test_processes_sharing_a_gpu_share_its_time():
+    "A record's process-seconds times its GPUs over its processes are GPU-seconds; predictions divide by eval_gpus, not procs."
+    one = evrec(); one['_file'] = 'a'
+    two = evrec(pgd_s=1.2); two['_file'] = 'b'; two['budgets']['workers'] = ['cuda:0', 'cuda:0']   # twice the process-seconds in two processes on one GPU
+    split = evrec(pgd_s=1.2); split['_file'] = 'c'; split['budgets']['workers'] = ['cuda:0', 'cuda:1']   # one process a GPU: GPU-seconds as recorded
+    m1, m2, m3 = (plan.EvalModel([r], 'H100', sets=(plan._builtin_sets(), 'built-in')) for r in (one, two, split))
+    assert m2.unit_s == pytest.approx(m1.unit_s) and m3.unit_s == pytest.approx(2 * m1.unit_s)
+    ev = dict(le_epochs=100, n_test=1000)
+    base = m1.predict(ev, 0.0)['attacks_table1']
+    assert base > 0
+    assert m1.predict(dict(ev, procs=3), 0.0)['attacks_table1'] == pytest.approx(base)         # more processes on one GPU: no faster
+    assert m1.predict(dict(ev, eval_gpus=2), 0.0)['attacks_table1'] == pytest.approx(base / 2)  # a second GPU halves the attacks

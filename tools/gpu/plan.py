@@ -84,13 +84,17 @@ SHARED_GPU_EVALS = {'at-c10-100-s0-eval.json', 'trades-c10-100-s0-eval.json'}
 SUPERVISED = ('ce', 'at', 'trades')   # methods with their own classifier, which the evaluation attacks beside the heads
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
-                     train_images=N_TRAIN, procs=1, robust_frac=None, le=True, classifier=False)
+                     train_images=N_TRAIN, procs=1, eval_gpus=1, robust_frac=None, le=True, classifier=False)
 # le: False for an rLE-only evaluation (swaro_eval --no-le); a run with "trained": true is evaluated only (trained in an
 # earlier lease, its weights preloaded: repro_session.sh PRELOAD with RUNS naming it), no start-up or training priced
-# procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS). The records time each
-# attack in its own process, so their seconds are process-seconds; ASSUMED: n processes divide them evenly. Measured at
-# 72234fe (results/eval/swaro-c10-200-s*-eval.json): 825 and 840 process-seconds in 4 processes over two H200s took
-# 221 s of wall-clock, 0.26-0.27 of the sum (1/4 would be 0.25).
+# procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS); eval_gpus: the GPUs
+# they run on (1: the run's own; 2: HELP names another). The records time each attack in its own process, so their seconds
+# are process-seconds. Processes that share a GPU share its time: on one H100 at d47bcda, swaro-c10-200-s2's LE head took
+# 201 s of attacks in one process and 483 process-seconds (about 263 s of wall-clock) in two
+# (results/checks/one-model-h100-d47bcda/). So a record's process-seconds times its GPUs over its processes are its
+# GPU-seconds (4 processes over two H200s at 72234fe: 825 process-seconds, 221 s of wall-clock; 825 x 2/4 / 2 = 206), and
+# an evaluation's attacks take their GPU-seconds over `eval_gpus`, whatever `procs` is. (Plans written before d47bcda
+# divided by `procs`.)
 
 
 def spec_units(spec: dict) -> float:
@@ -284,15 +288,17 @@ class EvalModel:
         for r in recs:   # the unit: attacks that ran alone on every test image (not worst-case members, not AutoAttack)
             specs, n = r['budgets'].get('attacks') or {}, _test(r)
             members = {m for sp in specs.values() if isinstance(sp, dict) for m in sp.get('members') or ()}
+            w = r['budgets'].get('workers')
+            g = len(set(w)) / len(w) if isinstance(w, list) and w else 1.0   # process-seconds -> GPU-seconds (see EVAL_DEFAULTS)
             for key, d in r['seconds'].items():
                 if not key.startswith('attacks_') or not isinstance(d, dict): continue
                 for name, sec in d.items():
                     spec = specs.get(name) or ({'kind': 'clean'} if name == 'clean' else {})
                     if not isinstance(sec, (int, float)) or name in members: continue
                     if spec.get('kind') == 'autoattack':
-                        aa.append((sec, min(n, r['budgets'].get('autoattack_n') or AA_N))); continue
+                        aa.append((sec * g, min(n, r['budgets'].get('autoattack_n') or AA_N))); continue
                     if spec.get('kind') in ('clean', 'pgd', 'bim', 'fgsm', 'jitter'):
-                        t += sec; u += n * spec_units(spec)
+                        t += sec * g; u += n * spec_units(spec)
         if not u: raise PlanError(f"the evaluation records on a '{card}' card time no attack")
         self.unit_s = t / u
         self.aa_units = statistics.median(s / (n * self.unit_s) for s, n in aa) if aa else AA_UNITS
@@ -322,7 +328,7 @@ class EvalModel:
             u = set_units(self.sets, key) if on else dict(all=0.0, robust=0.0, aa=0)
             rf = ROBUST_FRAC if ev['robust_frac'] is None else float(ev['robust_frac'])   # the records' AutoAttack: ~ROBUST_FRAC left
             units = n * (u['all'] + rf * u['robust']) + min(n, AA_N) * u['aa'] * self.aa_units * rf / ROBUST_FRAC
-            out[f'attacks_{key}'] = heads * units * self.unit_s / max(1, int(ev['procs'] or 1))
+            out[f'attacks_{key}'] = heads * units * self.unit_s / max(1, int(ev['eval_gpus'] or 1))   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
         return out
 

@@ -10,7 +10,9 @@
 #   protocols, RoCL's protocol, AutoAttack l_inf and l_2, Table 3), TSNE (1: the run's t-SNE map, drawn beside the first
 #   evaluation pass in a process of its own, into eval/<name>-tsne.png), GPUS (0,1),
 #   HELP (optional, aligned with GPUS: a second GPU for each run's evaluation, e.g. 2,3: the evaluation then runs its
-#   attacks in PROCS processes a GPU over both, --workers; a run's own GPU as its helper: PROCS processes on that GPU), PROCS (2),
+#   attacks in PROCS processes a GPU over both, --workers; a run's own GPU as its helper: PROCS processes on that GPU), PROCS (1:
+#   processes sharing a GPU share its time; on one H100 two took 483 process-seconds, about 263 s, for attacks one process
+#   did in 201 s, results/checks/one-model-h100-d47bcda/; without HELP the attacks run in the evaluating process),
 #   TRANSFER (optional dataset, e.g. cifar100: the evaluation also fits LE on it, Table 5, when its data is in $SWARO_DATA
 #   by the time the evaluation starts, so it may be staged while the runs train),
 #   WEIGHTS (1: each evaluated run's weights in float16, no optimiser state, cut into pieces of 15 MiB under $S/weights,
@@ -81,8 +83,8 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
   [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
   local h=${HL[$k]:-} gs=$g w=()
   local d0=cuda:0 d1=cuda:1; [ -n "${SMOKE:-}" ] && d0=cpu d1=cpu   # dry run: the worker processes on the CPU
-  if [ -n "$h" ] && [ "$h" = "$g" ]; then w=(--workers $(for i in $(seq ${PROCS:-2}); do printf "$d0,"; done | sed 's/,$//'))
-  elif [ -n "$h" ]; then gs=$g,$h; w=(--workers $(for i in $(seq ${PROCS:-2}); do printf "$d0,$d1,"; done | sed 's/,$//')); fi
+  if [ -n "$h" ] && [ "$h" = "$g" ]; then w=(--workers $(for i in $(seq ${PROCS:-1}); do printf "$d0,"; done | sed 's/,$//'))
+  elif [ -n "$h" ]; then gs=$g,$h; w=(--workers $(for i in $(seq ${PROCS:-1}); do printf "$d0,$d1,"; done | sed 's/,$//')); fi
   local tr=(); [ -n "${TRANSFER:-}" ] && { $PY -c "from swaro_nb.data import verify_dataset as v; v('$TRANSFER')" > /dev/null 2>&1 \
     && tr=(--transfer $TRANSFER) || log "$name: no $TRANSFER data yet, no transfer LE"; }
   local first=1
