@@ -195,7 +195,7 @@ _AA_SECONDS = []   # the dicts of the open `component_seconds` blocks, innermost
 
 @contextmanager
 def component_seconds():
-    "Within the block, `autoattack` adds the seconds each of its components takes (synchronised on CUDA) to the dict this yields."
+    "Within the block, `autoattack` adds the seconds each of its components takes (synchronised on CUDA) to the dict this yields (the innermost open block's)."
     d = {}; _AA_SECONDS.append(d)
     try: yield d
     finally: _AA_SECONDS.pop()   # blocks close innermost first

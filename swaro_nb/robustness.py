@@ -141,6 +141,13 @@ def _cost(u: dict, specs: dict) -> float:
     names = u['alone'] + (list(specs[u['col']].members) if u['col'] else []) + u['aa']
     return sum(c(specs[n]) for n in names) * (2 if u['col'] and specs[u['col']].norm == 'l2' else 1) * (u['hi'] - u['lo'])
 
+def _add_seconds(into: dict, new: dict) -> dict:
+    "Add {attack: {component: seconds}} to `into`, component by component (a later shard may run fewer of AutoAttack's components)."
+    for k, v in new.items():
+        d = into.setdefault(k, {})
+        for c, s in v.items(): d[c] = d.get(c, 0.0) + s
+    return into
+
 def _exec_unit(u: dict, job: dict) -> dict:
     "Run one unit on its images lo:hi: predictions of the attacks run alone, the worst case's mask and robust count after each member, the chained AutoAttack's mask; seconds per attack."
     m, xs, ys, specs, dev, n_aa = job['model'], job['xs'], job['ys'], job['specs'], job['dev'], job['n_aa']
@@ -153,7 +160,7 @@ def _exec_unit(u: dict, job: dict) -> dict:
         with component_seconds() as cs:   # AutoAttack's components, each timed
             p = _run_on(m, xs, ys, idx, name, spec, job['n_classes'], bs, dev, job['dt'], job['seed'], job['amp'], job['backend'])
         sync(); secs[name] = secs.get(name, 0.0) + time.perf_counter() - t0
-        if cs: comps[name] = {c: comps.get(name, {}).get(c, 0.0) + s for c, s in cs.items()}
+        if cs: _add_seconds(comps, {name: cs})   # only AutoAttack times components
         return p
     for k in u['alone']:
         top = min(hi, n_aa) if specs[k].kind == 'autoattack' else hi
@@ -281,7 +288,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     for r in sorted(results, key=lambda r: r['lo']):   # the shards of each attack in image order
         for k, v in (r['preds'] | r['masks']).items(): parts.setdefault(k, []).append(v)
         for k, v in r['secs'].items(): secs[k] = secs.get(k, 0.0) + v
-        for k, v in r['comps'].items(): comps[k] = {c: comps.get(k, {}).get(c, 0.0) + s for c, s in v.items()}
+        _add_seconds(comps, r['comps'])
     merged = {k: torch.cat(v) for k, v in parts.items()}
     preds = {k: merged[k] for r in results for k in r['preds']}
     alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst') and k not in chained]

@@ -54,12 +54,12 @@ def main(argv=None):
         for m in clf.modules():
             if isinstance(m, nn.modules.batchnorm._BatchNorm): m.momentum = None
         clf.train(); [clf(x_all[i:i + 256].to(dev)) for i in range(0, len(x_all), 256)]; clf.eval()
-    m = attack_copy(clf, dev)
+    m0 = attack_copy(clf, dev); m = m0   # m: the network the attacks below run on (m0 eager, mc compiled)
     rows, paths = [], a.paths.split(',')
     bad = set(paths) - {'reference', 'device', 'compiled'}
     if bad: raise SystemExit(f"unknown --paths {sorted(bad)}: choose from reference, device, compiled")
-    mc = torch.compile(m, dynamic=True) if 'compiled' in paths else None
-    net = lambda path: mc if path == 'compiled' else m
+    mc = torch.compile(m0, dynamic=True) if 'compiled' in paths else None
+    net = lambda path: mc if path == 'compiled' else m0
     # the two paths alternate which goes first at each setting, so that warming up favours neither
     for i, (amp, n) in enumerate((amp, n) for amp in (False, True) for n in sizes):
         for path in (paths if i % 2 == 0 else paths[::-1]):

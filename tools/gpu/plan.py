@@ -90,11 +90,11 @@ EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False,
 # procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS); eval_gpus: the GPUs
 # they run on (1: the run's own; 2: HELP names another). The records time each attack in its own process, so their seconds
 # are process-seconds. Processes that share a GPU share its time: on one H100 at d47bcda, swaro-c10-200-s2's LE head took
-# 201 s of attacks in one process and 483 process-seconds (about 263 s of wall-clock) in two
+# 201 s of attacks in one process and 483 process-seconds in two (the whole record: 492 s in one process, 593 s in two)
 # (results/checks/one-model-h100-d47bcda/). So a record's process-seconds times its GPUs over its processes are its
 # GPU-seconds (4 processes over two H200s at 72234fe: 825 process-seconds, 221 s of wall-clock; 825 x 2/4 / 2 = 206), and
-# an evaluation's attacks take their GPU-seconds over `eval_gpus`, whatever `procs` is. (Plans written before d47bcda
-# divided by `procs`.)
+# an evaluation's attacks take their GPU-seconds over `eval_gpus`, whatever `procs` is (`procs` stays in plans as what the
+# launch line uses; plans written before d47bcda divided by it, and those with HELP on a second GPU need eval_gpus 2).
 
 
 def spec_units(spec: dict) -> float:

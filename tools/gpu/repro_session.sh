@@ -11,8 +11,7 @@
 #   evaluation pass in a process of its own, into eval/<name>-tsne.png), GPUS (0,1),
 #   HELP (optional, aligned with GPUS: a second GPU for each run's evaluation, e.g. 2,3: the evaluation then runs its
 #   attacks in PROCS processes a GPU over both, --workers; a run's own GPU as its helper: PROCS processes on that GPU), PROCS (1:
-#   processes sharing a GPU share its time; on one H100 two took 483 process-seconds, about 263 s, for attacks one process
-#   did in 201 s, results/checks/one-model-h100-d47bcda/; without HELP the attacks run in the evaluating process),
+#   processes sharing a GPU share its time; on one H100 a model's whole record took 593 s with two, 492 s with one, results/checks/one-model-h100-d47bcda/; without HELP the attacks run in the evaluating process),
 #   TRANSFER (optional dataset, e.g. cifar100: the evaluation also fits LE on it, Table 5, when its data is in $SWARO_DATA
 #   by the time the evaluation starts, so it may be staged while the runs train),
 #   WEIGHTS (1: each evaluated run's weights in float16, no optimiser state, cut into pieces of 15 MiB under $S/weights,

@@ -84,7 +84,7 @@ def main():
                 rec['kernel_table'] = kp.key_averages().table(sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total', row_limit=25,
                                                               max_name_column_width=70)
                 extra = [('cluster', getattr(t.method, 'refresh_clusters', None)), ('monitor', t.monitor if t.cfg.monitor_every else None), ('save', t.save)]
-                for what, fn in [(w, f) for w, f in extra if f is not None]:   # the per-epoch work outside train_epoch, timed and profiled once each
+                for what, fn in [(w, f) for w, f in extra if f is not None]:   # a real epoch's work outside train_epoch (the monitor and checkpoint every monitor_every / ckpt_every epochs), timed and profiled once each
                     if t.cuda: torch.cuda.synchronize()
                     t1 = time.perf_counter()
                     with torch.profiler.profile(activities=acts) as kp:
