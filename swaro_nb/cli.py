@@ -188,6 +188,7 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--attacks', default=None, metavar='NAMES', help='comma-separated columns instead of the default (clean, the worst '
                     'cases linf_8 ... l1_12 and the PGD-20 protocol pgd_linf_8 ...); any name of swaro_nb.eval_attacks.ALL_ATTACKS')
     ap.add_argument('--attack-bf16', action='store_true', help='attacks and clean passes under bf16 autocast (default: float32)')
+    ap.add_argument('--compile-attacks', action='store_true', help='on CUDA, the attacks run on the classifier under torch.compile (faster on a GPU; compiles once per process and precision)')
     ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
     ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
     ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
@@ -257,7 +258,7 @@ def eval_cli(argv=None):
                       black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
                       batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed,
                       autoattack_n=a.autoattack_n, attack_amp=True if a.attack_bf16 else False, chain_autoattack=not a.autoattack_alone,
-                      workers=a.workers.split(',') if a.workers else None, shards=a.shards, resume=not a.no_resume, le=not a.no_le, **b)
+                      compile_attacks=a.compile_attacks, workers=a.workers.split(',') if a.workers else None, shards=a.shards, resume=not a.no_resume, le=not a.no_le, **b)
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
 

@@ -152,7 +152,7 @@ def evaluate_runs(runs: list,  # run folders
         recs = [r for r in done['eval'] if r['dataset'] == ds]
         print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
         if table3 and ds == 'cifar10': print(comparison_table('table3', recs))
-    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'workers', 'shards', 'chain_autoattack', 'resume', 'le')}   # what transfer and Table 4 take
+    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'compile_attacks', 'workers', 'shards', 'chain_autoattack', 'resume', 'le')}   # what transfer and Table 4 take
     if transfer:
         done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **heads_only)
                             for r in runs]

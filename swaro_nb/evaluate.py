@@ -143,6 +143,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  attack_amp: bool | None = False,  # bf16 autocast in the attacks and the clean pass (default: float32)
                  autoattack_n: int | None = 2000,  # AutoAttack on the first this many test images (None: all)
                  fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy of each classifier (the same function)
+                 compile_attacks: bool = False,  # on CUDA, attack that copy under torch.compile (see `evaluate_robustness`'s `compiled`)
                  members: dict | None = None,  # AttackSpecs replacing the attacks of these names (e.g. SMOKE_MEMBERS)
                  chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see `evaluate_robustness`)
                  workers: list | None = None,  # devices of the attack processes, e.g. ['cuda:0', 'cuda:1'] (None: attacks in this process)
@@ -167,7 +168,8 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     pdir = _out_path(out, run_dir, f'{name}-eval.parts')   # each piece's record, written as soon as it is done
     common = dict(version=_PIECE_VERSION, dataset=ds, config=asdict(cfg), n_test=n_test, seed=seed, attack_amp=attack_amp, autoattack_n=autoattack_n,
                   batch_size=batch_size, fast=fast, chain_autoattack=chain_autoattack, shards=shards or (len(workers) if workers else 1),
-                  members={k: asdict(m) for k, m in (members or {}).items()}, specs={k: asdict(s) for k, s in specs.items()})
+                  members={k: asdict(m) for k, m in (members or {}).items()}, specs={k: asdict(s) for k, s in specs.items()},
+                  **({'compile_attacks': True} if compile_attacks else {}))   # (absent when off: earlier pieces keep their fingerprints)
     heads_of = dict(le=dict(epochs=le_epochs, lr=le_lr), rle=dict(epochs=rle_epochs, lr=rle_lr), classifier={})   # what else each piece depends on
     wd = _weights_digest(net)   # once: the pieces differ only in their settings
     fps = {k: _fingerprint(wd, dict(common, piece=k, **v, **(dict(train_per_class=train_per_class, amp=amp) if v else {})), dev)
@@ -195,7 +197,8 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                     t -= hp['seconds']   # the piece's seconds count the fit it took
                 seconds[key] = hp['seconds']; lin_rec = hp['linear']
             r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
-                                    autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards)
+                                    autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards,
+                                    compiled=compile_attacks)
             part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(dev), accs=_accs(r), linear=lin_rec, head_seconds=seconds.get(key),
                         attack_seconds=r['seconds'], aa_seconds=r['aa_seconds'], worst=r['worst'], aa_check=r['aa_check'], attacks=r['attacks'], aa_chain=r['aa_chain'],
                         shards=r['shards'], flags=[f"{label}: {f}" for f in r['flags']], seconds=time.perf_counter() - t)
@@ -215,7 +218,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                budgets=dict(le_epochs=le_epochs if le else None, le_lr=le_lr if le else None, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
-                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, workers=workers, shards=max(shards_used),
+                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, compile_attacks=compile_attacks, workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
                             attacks=ran),   # the specs as run, every attacked head's
                seconds=seconds, aa_seconds=aa_seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))

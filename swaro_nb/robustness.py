@@ -185,17 +185,22 @@ def _aa_rest(spec: AttackSpec) -> AttackSpec:
     return dataclasses.replace(spec, options={**spec.options, 'components': ('fab-t', 'square')})
 
 _JOB = {}
-def _worker_init(model, xs, ys, clean, device, fast, threads, job):
+def _attack_net(model: nn.Module, dev: torch.device, fast: bool, compiled: bool) -> nn.Module:
+    "The network the attacks run on: on CUDA the BN-folded channels-last copy (`fast`), under `torch.compile` (`compiled`: dynamic shapes, compiled once per process and precision)."
+    m = attack_copy(model, dev) if fast else model
+    return torch.compile(m, dynamic=True) if compiled and dev.type == 'cuda' else m
+
+def _worker_init(model, xs, ys, clean, device, fast, compiled, threads, job):
     "A worker process: the classifier (and its attack copy) and the images on its device."
     if threads: torch.set_num_threads(threads)
     dev = torch.device(device)
     if dev.type == 'cuda': torch.cuda.set_device(dev)
     model = model.to(dev).eval()
-    _JOB.update(job, model=attack_copy(model, dev) if fast else model, xs=xs.to(dev), ys=ys.to(dev), clean=clean.to(dev), dev=dev)
+    _JOB.update(job, model=_attack_net(model, dev, fast, compiled), xs=xs.to(dev), ys=ys.to(dev), clean=clean.to(dev), dev=dev)
 
 def _worker_run(u): return _exec_unit(u, _JOB)
 
-def _run_units(units: list, job: dict, workers, model, fast, bar) -> list:
+def _run_units(units: list, job: dict, workers, model, fast, compiled, bar) -> list:
     "Run the units here, one after another, or in one process per entry of `workers` (devices), the costliest first as each process frees."
     if not workers:
         out = []
@@ -210,7 +215,7 @@ def _run_units(units: list, job: dict, workers, model, fast, bar) -> list:
     small = {k: job[k] for k in ('specs', 'n_classes', 'batch_size', 'big_batch', 'dt', 'seed', 'amp', 'backend', 'n_aa')}
     cpu_model = copy.deepcopy(model).cpu()
     pools = [ProcessPoolExecutor(1, mp_context=ctx, initializer=here._worker_init,
-                                 initargs=(cpu_model, job['xs'].cpu(), job['ys'].cpu(), job['clean'].cpu(), str(d), fast, threads, small))
+                                 initargs=(cpu_model, job['xs'].cpu(), job['ys'].cpu(), job['clean'].cpu(), str(d), fast, compiled, threads, small))
              for d in workers]
     order = sorted(range(len(units)), key=lambda i: -_cost(units[i], job['specs']))
     out, running, free, ok = [None] * len(units), {}, list(pools), False   # running: future -> (its process pool, unit index)
@@ -249,6 +254,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         black_box: dict | float | None = None,  # accuracy under transferred pgd_linf_8 examples, for the guard
                         autoattack_n: int | None = 2000,  # AutoAttack runs on the first this many images (None: all)
                         fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy (the same function)
+                        compiled: bool = False,  # on CUDA, that copy under torch.compile (the same function up to rounding; its first calls compile)
                         members: dict | None = None,  # AttackSpecs replacing the attacks of these names wherever they run (worst-case members, AutoAttack)
                         big_batch: int = 2048,  # images per batch for APGD, APGD-T and AutoAttack (launch-bound on small batches)
                         chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see below); False: runs alone
@@ -274,7 +280,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     units = _units(specs, requested, chained, N, shards)
     out, secs, robust, comps = {}, {}, {}, {}
     with eval_mode(model):
-        m = attack_copy(model, dev) if fast else model
+        m = _attack_net(model, dev, fast, compiled)
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
         job = dict(model=m, xs=xs, ys=ys, specs=specs, dev=dev, n_aa=n_aa, n_classes=n_classes, batch_size=batch_size,
                    big_batch=big_batch, dt=dt, seed=seed, amp=amp, backend=backend)
@@ -282,7 +288,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
         r0 = _exec_unit(dict(alone=['clean'], col=None, aa=[], lo=0, hi=N), {**job, 'clean': None})
         bar.update(1)
         job['clean'] = r0['preds']['clean'].to(dev) == ys
-        results = [r0] + _run_units(units, job, workers, model, fast, bar)
+        results = [r0] + _run_units(units, job, workers, model, fast, compiled, bar)
         bar.close()
     ysc, parts, counts = ys.cpu(), {}, {}
     for r in sorted(results, key=lambda r: r['lo']):   # the shards of each attack in image order
