@@ -233,8 +233,8 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
     make = {'apgd-ce': lambda: _apgd(m, N, eps, steps, False, None, n_classes, seed),
             'apgd-t': lambda: _apgd(m, N, eps, steps, True, n_targets, n_classes, seed), 'fab-t': lambda: fab,
             'square': lambda: _square(m, norm=N, eps=eps, n_queries=n_queries, n_restarts=1, p_init=0.8, resc_schedule=False, seed=seed)}
-    atks = [make[c]() for c in AA_COMPONENTS if c in components]
-    if _AA_SECONDS: atks = [_timed(a, c, _AA_SECONDS[-1], x.device) for a, c in zip(atks, [c for c in AA_COMPONENTS if c in components])]
+    names = [c for c in AA_COMPONENTS if c in components]
+    atks = [_timed(make[c](), c, _AA_SECONDS[-1], x.device) if _AA_SECONDS else make[c]() for c in names]
     with device_constants(x.device): return (atks[0] if len(atks) == 1 else ta.MultiAttack(atks))(x, y)   # MultiAttack takes two or more
 
 # %% ../nbs/07_eval_attacks.ipynb #d2c5085b

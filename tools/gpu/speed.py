@@ -76,23 +76,20 @@ def main():
             rec = dict(kind='speed', variant=v, preset=a.preset, method=a.method, loss_form=a.loss_form, attack_groups=cfg.attack_groups, batch=bs, **VARIANTS[v], **r,
                        images_per_s=round(imgs / r['s_per_real_epoch']), profile=prof, wall_s=round(time.time() - t0, 1), **stamp)
             if fl: rec.update(tflops=round(fl * imgs / r['train_s'] / 1e12, 1), frac_of_peak=round(fl * imgs / r['train_s'] / 1e12 / world / peak, 3))
-            if a.kernels and rank == 0:   # where a step's GPU time goes, kernel by kernel (kernels replayed from CUDA graphs included where CUPTI sees them)
-                acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if t.cuda else [])
-                with torch.profiler.profile(activities=acts) as kp:
-                    t.train_epoch()
-                    if t.cuda: torch.cuda.synchronize()
-                rec['kernel_table'] = kp.key_averages().table(sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total', row_limit=25,
-                                                              max_name_column_width=70)
-                extra = [('cluster', getattr(t.method, 'refresh_clusters', None)), ('monitor', t.monitor if t.cfg.monitor_every else None), ('save', t.save)]
-                for what, fn in [(w, f) for w, f in extra if f is not None]:   # a real epoch's work outside train_epoch (the monitor and checkpoint every monitor_every / ckpt_every epochs), timed and profiled once each
-                    if t.cuda: torch.cuda.synchronize()
-                    t1 = time.perf_counter()
-                    with torch.profiler.profile(activities=acts) as kp:
-                        fn(t) if what == 'cluster' else fn()
-                        if t.cuda: torch.cuda.synchronize()
-                    rec.setdefault('outside_epoch_s', {})[what] = round(time.perf_counter() - t1, 3)   # under the profiler: an upper bound
-                    rec[f'{what}_kernel_table'] = kp.key_averages().table(sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total',
-                                                                          row_limit=15, max_name_column_width=70)
+            if a.kernels and rank == 0:   # where the GPU time goes, kernel by kernel (kernels replayed from CUDA graphs included where CUPTI sees them)
+                def profiled(fn, rows):   # seconds of fn() under torch.profiler (an upper bound) and its kernel table
+                    sync = torch.cuda.synchronize if t.cuda else (lambda: None)
+                    acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if t.cuda else [])
+                    sync(); t1 = time.perf_counter()
+                    with torch.profiler.profile(activities=acts) as kp: fn(); sync()
+                    return round(time.perf_counter() - t1, 3), kp.key_averages().table(
+                        sort_by='self_cuda_time_total' if t.cuda else 'self_cpu_time_total', row_limit=rows, max_name_column_width=70)
+                _, rec['kernel_table'] = profiled(t.train_epoch, 25)   # one more training epoch
+                # a real epoch's work outside train_epoch (the monitor and the checkpoint run every monitor_every / ckpt_every epochs), once each
+                extra = {'cluster': (lambda: t.method.refresh_clusters(t)) if hasattr(t.method, 'refresh_clusters') else None,
+                         'monitor': t.monitor if t.cfg.monitor_every else None, 'save': t.save}
+                for what, fn in extra.items():
+                    if fn is not None: rec.setdefault('outside_epoch_s', {})[what], rec[f'{what}_kernel_table'] = profiled(fn, 15)
             if rank == 0: append(a.out, rec)
             del t; torch.cuda.empty_cache()
 
