@@ -143,7 +143,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                  attack_amp: bool | None = False,  # bf16 autocast in the attacks and the clean pass (default: float32)
                  autoattack_n: int | None = 2000,  # AutoAttack on the first this many test images (None: all)
                  fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy of each classifier (the same function)
-                 compile_attacks: bool = False,  # on CUDA, attack that copy under torch.compile (see `evaluate_robustness`'s `compiled`)
+                 compile_attacks: bool = False,  # on CUDA, attack that copy under torch.compile (see `evaluate_robustness`'s `compiled`), and craft rLE's examples through a compiled copy
                  members: dict | None = None,  # AttackSpecs replacing the attacks of these names (e.g. SMOKE_MEMBERS)
                  chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see `evaluate_robustness`)
                  workers: list | None = None,  # devices of the attack processes, e.g. ['cuda:0', 'cuda:1'] (None: attacks in this process)
@@ -188,7 +188,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
             else:
                 hp = _read_part(pdir, key, fp, head=True) if resume else None   # a head fitted before an interruption
                 if hp is None:
-                    h = fit(*head_args, epochs=epochs, lr=lr, **lin); model = h.model
+                    h = fit(*head_args, epochs=epochs, lr=lr, **lin, **({'compiled': True} if compile_attacks and key == 'rle' else {})); model = h.model
                     hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(dev).items()}, head=h.model.head.state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
                     if pdir is not None: atomic_save(hp, pdir / f'{key}-head.pt')
                 else:

@@ -107,7 +107,7 @@ class _LiveHead(nn.Module):
     def forward(self, x): return self.head(self.features(x))
 
 def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, feat_dim, n_classes, *, epochs, lr, momentum,
-                weight_decay, batch_size, milestones, milestone_ref, gamma, augment, device, seed, progress, amp, attack, kind, fast=False):
+                weight_decay, batch_size, milestones, milestone_ref, gamma, augment, device, seed, progress, amp, attack, kind, fast=False, compiled=False):
     "The loop shared by LE and rLE: SGD on a linear head over a frozen encoder; `attack(model, x, y, generator)` makes rLE's inputs."
     t0 = time.perf_counter()
     _check_data(train_images, train_labels, 'train'); _check_data(test_images, test_labels, 'test')
@@ -129,6 +129,7 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
     run = model   # what the per-batch passes (attack, features) go through
     if on_the_fly and fast:
         enc = attack_copy(model.encoder, dev)   # on CUDA: BN folded, channels-last (the same function); elsewhere the encoder itself
+        if compiled and dev.type == 'cuda': enc = torch.compile(enc, dynamic=True)   # its first batches compile it
         if enc is not model.encoder: run = _LiveHead(enc, model.head)
     opt = torch.optim.SGD(model.head.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     n, losses = len(ys), []
@@ -207,6 +208,7 @@ def robust_linear_eval(encoder: nn.Module,  # frozen feature extractor on [0,1] 
                        milestone_ref: int = 150,  # the schedule length `milestones` refer to
                        amp: bool | None = None,  # bf16 autocast for the encoder (None: on CUDA only)
                        fast: bool = True,  # on CUDA, craft the examples through a BN-folded channels-last copy of the encoder (the same function)
+                       compiled: bool = False,  # on CUDA with `fast`, that copy under torch.compile (the same function up to rounding; its first batches compile it)
                       ) -> LinearResult:
     "Robust linear evaluation (rLE): LE whose head trains on PGD-10 l_inf cross-entropy examples crafted through encoder + current head."
     def attack(model, x, y, g):
@@ -214,4 +216,4 @@ def robust_linear_eval(encoder: nn.Module,  # frozen feature extractor on [0,1] 
     return _fit_linear(encoder, train_images, train_labels, test_images, test_labels, feat_dim, n_classes, epochs=epochs, lr=lr,
                        momentum=momentum, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones,
                        milestone_ref=milestone_ref, gamma=gamma, augment=augment, device=device, seed=seed,
-                       progress=progress, amp=amp, attack=attack, kind='rLE', fast=fast)
+                       progress=progress, amp=amp, attack=attack, kind='rLE', fast=fast, compiled=compiled)
