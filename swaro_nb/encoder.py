@@ -12,7 +12,8 @@ import torch.nn.functional as F
 from .core import check_int
 
 # %% auto #0
-__all__ = ['Normalize', 'BasicBlock', 'ResNet18', 'ProjectionHead', 'ContrastiveNet', 'count_params', 'fold_bn', 'attack_copy']
+__all__ = ['RECOMPILE_LIMIT', 'Normalize', 'BasicBlock', 'ResNet18', 'ProjectionHead', 'ContrastiveNet', 'count_params',
+           'fold_bn', 'attack_copy', 'compile_dynamic']
 
 # %% ../nbs/02_encoder.ipynb #badd7759
 class Normalize(nn.Module):
@@ -229,3 +230,12 @@ def attack_copy(model: nn.Module,  # a network (a classifier, an encoder) in eva
     try: m = fold_bn(model)
     except ValueError: m = copy.deepcopy(model).eval()   # a network fold_bn does not know: attack an unfolded copy
     return _ChannelsLastInput(m).eval()
+
+RECOMPILE_LIMIT = 64   # dynamo's limit on compiled variants of one function, raised to this by `compile_dynamic` (torch's default: 8)
+
+def compile_dynamic(model: nn.Module,  # a network (e.g. `attack_copy`'s), called with and without gradients, at many batch sizes
+                   ) -> nn.Module:  # the model under torch.compile with dynamic shapes (compiled at its first calls)
+    "`torch.compile(model, dynamic=True)`, with dynamo's recompile limit raised to `RECOMPILE_LIMIT`."
+    cfg = torch._dynamo.config
+    cfg.recompile_limit = max(cfg.recompile_limit, RECOMPILE_LIMIT)   # one evaluation needs more variants than the default 8 (see below)
+    return torch.compile(model, dynamic=True)

@@ -10,7 +10,7 @@ import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
 from .core import eval_mode, to_float, describe, check_int
-from .encoder import attack_copy
+from .encoder import attack_copy, compile_dynamic
 from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, target_labels, Logits, ALL_ATTACKS,
                                    DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN, AA_TARGETS,
                                    component_seconds)
@@ -188,7 +188,7 @@ _JOB = {}
 def _attack_net(model: nn.Module, dev: torch.device, fast: bool, compiled: bool) -> nn.Module:
     "The network the attacks run on: on CUDA the BN-folded channels-last copy (`fast`), under `torch.compile` (`compiled`: dynamic shapes, compiled once per process and precision)."
     m = attack_copy(model, dev) if fast else model
-    return torch.compile(m, dynamic=True) if compiled and dev.type == 'cuda' else m
+    return compile_dynamic(m) if compiled and dev.type == 'cuda' else m
 
 def _worker_init(model, xs, ys, clean, device, fast, compiled, threads, job):
     "A worker process: the classifier (and its attack copy) and the images on its device."
