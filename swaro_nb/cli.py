@@ -188,7 +188,7 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--attacks', default=None, metavar='NAMES', help='comma-separated columns instead of the default (clean, the worst '
                     'cases linf_8 ... l1_12 and the PGD-20 protocol pgd_linf_8 ...); any name of swaro_nb.eval_attacks.ALL_ATTACKS')
     ap.add_argument('--attack-bf16', action='store_true', help='attacks and clean passes under bf16 autocast (default: float32)')
-    ap.add_argument('--compile-attacks', action='store_true', help='on CUDA, the attacks (and rLE\'s training attack) run on a copy under torch.compile: faster per step, but each process first compiles every variant it calls; on one model\'s record that costs more than it saves (results/checks/one-model-h100-8b23e1c/)')
+    ap.add_argument('--compile-attacks', action='store_true', help='on CUDA, the attacks (and rLE\'s training attack) run on a copy under torch.compile: faster per step, after each process compiles every variant it calls (which takes time at their first calls)')
     ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
     ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
     ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')

@@ -233,9 +233,15 @@ def attack_copy(model: nn.Module,  # a network (a classifier, an encoder) in eva
 
 RECOMPILE_LIMIT = 64   # dynamo's limit on compiled variants of one function, raised to this by `compile_dynamic` (torch's default: 8)
 
+def _limit_name() -> str:
+    "The name of dynamo's recompile limit in this torch (`cache_size_limit` before torch 2.7)."
+    import torch._dynamo
+    return 'recompile_limit' if hasattr(torch._dynamo.config, 'recompile_limit') else 'cache_size_limit'
+
 def compile_dynamic(model: nn.Module,  # a network (e.g. `attack_copy`'s), called with and without gradients, at many batch sizes
                    ) -> nn.Module:  # the model under torch.compile with dynamic shapes (compiled at its first calls)
     "`torch.compile(model, dynamic=True)`, with dynamo's recompile limit raised to `RECOMPILE_LIMIT`."
-    cfg = torch._dynamo.config
-    cfg.recompile_limit = max(cfg.recompile_limit, RECOMPILE_LIMIT)   # one evaluation needs more variants than the default 8 (see below)
+    import torch._dynamo
+    cfg, k = torch._dynamo.config, _limit_name()
+    setattr(cfg, k, max(getattr(cfg, k), RECOMPILE_LIMIT))   # one evaluation needs more variants than the default 8 (see below)
     return torch.compile(model, dynamic=True)

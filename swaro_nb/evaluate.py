@@ -89,7 +89,7 @@ def _head_record(h) -> dict:
     "What a results record keeps of a fitted linear head (its clean accuracy is the robustness evaluation's `clean`)."
     return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
 
-_PIECE_VERSION = 1   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
+_PIECE_VERSION = 2   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
 
 def _weights_digest(net: nn.Module) -> str:
     "sha256 of a network's weights and buffers, bit for bit."
@@ -188,7 +188,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
             else:
                 hp = _read_part(pdir, key, fp, head=True) if resume else None   # a head fitted before an interruption
                 if hp is None:
-                    h = fit(*head_args, epochs=epochs, lr=lr, **lin, **({'compiled': True} if compile_attacks and key == 'rle' else {})); model = h.model
+                    h = fit(*head_args, epochs=epochs, lr=lr, **lin, **(dict(fast=fast, compiled=compile_attacks) if key == 'rle' else {})); model = h.model
                     hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(dev).items()}, head=h.model.head.state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
                     if pdir is not None: atomic_save(hp, pdir / f'{key}-head.pt')
                 else:
@@ -218,7 +218,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                budgets=dict(le_epochs=le_epochs if le else None, le_lr=le_lr if le else None, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
                             autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
-                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, compile_attacks=compile_attacks, workers=workers, shards=max(shards_used),
+                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, compile_attacks=compile_attacks and dev.type == 'cuda', workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
                             attacks=ran),   # the specs as run, every attacked head's
                seconds=seconds, aa_seconds=aa_seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))

@@ -186,7 +186,7 @@ def _aa_rest(spec: AttackSpec) -> AttackSpec:
 
 _JOB = {}
 def _attack_net(model: nn.Module, dev: torch.device, fast: bool, compiled: bool) -> nn.Module:
-    "The network the attacks run on: on CUDA the BN-folded channels-last copy (`fast`), under `torch.compile` (`compiled`: dynamic shapes, compiled once per process and precision)."
+    "The network the attacks run on: on CUDA the BN-folded channels-last copy (`fast`), under `torch.compile` (`compiled`: `compile_dynamic`, each variant compiled at its first call)."
     m = attack_copy(model, dev) if fast else model
     return compile_dynamic(m) if compiled and dev.type == 'cuda' else m
 
