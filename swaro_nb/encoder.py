@@ -239,9 +239,10 @@ def _limit_name() -> str:
     return 'recompile_limit' if hasattr(torch._dynamo.config, 'recompile_limit') else 'cache_size_limit'
 
 def compile_dynamic(model: nn.Module,  # a network (e.g. `attack_copy`'s), called with and without gradients, at many batch sizes
-                   ) -> nn.Module:  # the model under torch.compile with dynamic shapes (compiled at its first calls)
-    "`torch.compile(model, dynamic=True)`, with dynamo's recompile limit raised to `RECOMPILE_LIMIT`."
-    import torch._dynamo
-    cfg, k = torch._dynamo.config, _limit_name()
+                    device: torch.device,  # where it runs
+                   ) -> nn.Module:  # on CUDA: the model under torch.compile with dynamic shapes (compiled at its first calls); elsewhere the model itself
+    "On CUDA `torch.compile(model, dynamic=True)`, with dynamo's recompile limit raised to `RECOMPILE_LIMIT`, else `model`."
+    if torch.device(device).type != 'cuda': return model
+    k = _limit_name(); cfg = torch._dynamo.config   # (_limit_name imports torch._dynamo)
     setattr(cfg, k, max(getattr(cfg, k), RECOMPILE_LIMIT))   # one evaluation needs more variants than the default 8 (see below)
     return torch.compile(model, dynamic=True)

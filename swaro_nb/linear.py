@@ -129,7 +129,7 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
     run = model   # what the per-batch passes (attack, features) go through
     if on_the_fly and fast:
         enc = attack_copy(model.encoder, dev)   # on CUDA: BN folded, channels-last (the same function); elsewhere the encoder itself
-        if compiled and dev.type == 'cuda': enc = compile_dynamic(enc)   # its first batches compile it
+        if compiled: enc = compile_dynamic(enc, dev)   # on CUDA: its first batches compile it
         if enc is not model.encoder: run = _LiveHead(enc, model.head)
     opt = torch.optim.SGD(model.head.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     n, losses = len(ys), []

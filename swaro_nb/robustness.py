@@ -188,7 +188,7 @@ _JOB = {}
 def _attack_net(model: nn.Module, dev: torch.device, fast: bool, compiled: bool) -> nn.Module:
     "The network the attacks run on: on CUDA the BN-folded channels-last copy (`fast`), under `torch.compile` (`compiled`: `compile_dynamic`, each variant compiled at its first call)."
     m = attack_copy(model, dev) if fast else model
-    return compile_dynamic(m) if compiled and dev.type == 'cuda' else m
+    return compile_dynamic(m, dev) if compiled else m
 
 def _worker_init(model, xs, ys, clean, device, fast, compiled, threads, job):
     "A worker process: the classifier (and its attack copy) and the images on its device."
