@@ -278,17 +278,19 @@ def test_report_verdicts_from_new_records(tmp_path):
         (res / 'eval' / f'{n}-transfer-cifar10.json').write_text(json.dumps(x))
     # rLE heads (results/eval/rle/): SwARo+rLE clean 70.0 vs RoCL+rLE 65.0 on one seed each; l1 equal
     shutil.rmtree(res / 'eval' / 'rle', ignore_errors=True); (res / 'eval' / 'rle').mkdir()   # only the synthetic heads below
-    for n, c in ((sw, 70.0), (ro, 65.0)):
+    # and a SwARo head of another length (40 rLE epochs, clean 90.0) from an encoder without an LE record: set against no head of 15 epochs
+    for n, c, E, run in ((sw, 70.0, 15, sw), (ro, 65.0, 15, ro), (sw, 90.0, 40, 'syn-swaro-c10-200-s9')):
         rle = dict(r200[n]['metrics'], clean=c, l1_784=30.0, l1_12=20.0)
-        (res / 'eval' / 'rle' / f'{n}-eval.json').write_text(json.dumps(dict(r200[n], budgets=dict(r200[n]['budgets'], rle_epochs=15),
-                                                                             metrics=dict(r200[n]['metrics'], rle=rle))))
+        (res / 'eval' / 'rle' / f'{run}-eval.json').write_text(json.dumps(dict(r200[n], run=run, budgets=dict(r200[n]['budgets'], rle_epochs=E),
+                                                                               metrics=dict(r200[n]['metrics'], rle=rle))))
     nb = _run('report.ipynb', tmp_path / 'report.ipynb', tmp_path, results_dir='results')
     _no_errors(nb)
     md = _markdown(nb)
     assert 2 * math.sqrt((70 * 30 + 65 * 35) / 2000) < 5.0   # so: ahead
-    assert "- **with rLE heads (Table 1's +rLE rows): clean accuracy above RoCL+rLE's**: holds — rle_clean +5.00 (ahead)." in md
-    assert "- **with rLE heads: more robust than RoCL+rLE to the unseen ℓ1 attacks**: not shown (no clear difference) — rle_l1_784 +0.00 (no clear difference)" in md
-    assert f"rLE heads of 15 epochs from `{res / 'eval' / 'rle'}`" in md
+    assert "- **with rLE heads (Table 1's +rLE rows): clean accuracy above RoCL+rLE's**: holds — rle15_clean +5.00 (ahead)." in md   # not 90.0's head
+    assert "- **with rLE heads: more robust than RoCL+rLE to the unseen ℓ1 attacks**: not shown (no clear difference) — rle15_l1_784 +0.00 (no clear difference)" in md
+    assert f"the rLE heads from `{res / 'eval' / 'rle'}`, each length its own columns (rle15_*: heads of 15 epochs, 1 SwARo and 1 RoCL encoders" in md
+    assert 'rle40_' not in md   # no RoCL head of 40 epochs: that length has no columns
     se = lambda a, b: 2 * math.sqrt((a * (100 - a) + b * (100 - b)) / 2000)
     assert se(84, 80) < 4.0 and se(60, 61) > 1.0   # so: ahead from AT, no clear difference from the other
     line = next(l for l in md.splitlines() if l.startswith('- **black-box robustness (Table 4)'))
