@@ -12,7 +12,8 @@ import torch
 # %% auto #0
 __all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'to_float', 'eval_mode',
            'extract_features', 'flop_counter', 'git_commit', 'device_name', 'run_stamp', 'atomic_save', 'atomic_json',
-           'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record']
+           'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record', 'pack_bits', 'unpack_bits',
+           'pack_codes', 'unpack_codes']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -211,3 +212,40 @@ def show_record(name: str, columns: list | None = None, **kw) -> str:
     p = results_dir() / 'components' / f'{name}.json'
     if not p.exists(): return f'(no GPU record `{name}` yet: run this notebook with `--flags cuda` and `SWARO_RECORD_DIR` set)'
     return record_table(p, columns, **kw)
+
+# %% ../nbs/00a_core.ipynb #6c056894
+def pack_bits(mask  # a boolean vector (tensor, array or list)
+             ) -> str:  # base64 of its bits, bit i of byte i // 8 being entry i (little-endian bit order)
+    "A boolean vector as compact text (the per-image correctness an evaluation record keeps)."
+    import base64, numpy as np
+    m = np.asarray(mask.cpu() if isinstance(mask, torch.Tensor) else mask, dtype=bool).reshape(-1)
+    return base64.b64encode(np.packbits(m, bitorder='little').tobytes()).decode('ascii')
+
+def unpack_bits(text: str,  # what `pack_bits` wrote
+                n: int,  # the vector's length
+               ) -> 'numpy.ndarray':  # bool array of length n
+    "The boolean vector `pack_bits` encoded (ValueError when `text` holds fewer than `n` bits)."
+    import base64, binascii, numpy as np
+    try: raw = np.frombuffer(base64.b64decode(text, validate=True), dtype=np.uint8)
+    except (binascii.Error, ValueError, TypeError) as e: raise ValueError(f"not a packed bit vector ({e})") from None
+    if len(raw) * 8 < n or len(raw) > (n + 7) // 8: raise ValueError(f"a packed bit vector of {len(raw)} bytes does not hold {n} bits")
+    return np.unpackbits(raw, count=n, bitorder='little').astype(bool)
+
+def pack_codes(codes,  # a vector of non-negative integers
+               dtype: str = 'uint8',  # 'uint8' (codes < 256) or 'uint16' (e.g. test-set indices < 65536)
+              ) -> str:  # base64 of the little-endian array
+    "A vector of small non-negative integers as compact text (ValueError when one does not fit `dtype`)."
+    import base64, numpy as np
+    c = np.asarray(codes.cpu() if isinstance(codes, torch.Tensor) else codes).reshape(-1).astype(np.int64)
+    hi = np.iinfo(dtype).max
+    if len(c) and (c.min() < 0 or c.max() > hi): raise ValueError(f"codes must lie in 0..{hi} for {dtype}, got {c.min()}..{c.max()}")
+    return base64.b64encode(c.astype('<' + np.dtype(dtype).str[1:]).tobytes()).decode('ascii')
+
+def unpack_codes(text: str, n: int, dtype: str = 'uint8') -> 'numpy.ndarray':
+    "The integer vector `pack_codes` encoded, as int64 (ValueError when `text` does not hold `n` of them)."
+    import base64, binascii, numpy as np
+    try: raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError, TypeError) as e: raise ValueError(f"not a packed code vector ({e})") from None
+    a = np.frombuffer(raw, dtype='<' + np.dtype(dtype).str[1:])
+    if len(a) != n: raise ValueError(f"a packed code vector of {len(a)} {dtype} entries, expected {n}")
+    return a.astype(np.int64)
