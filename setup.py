@@ -20,6 +20,7 @@ dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 # faiss: the CPU build or the GPU build (CUDA 12 runtime from pip), never both: they install the same module
 cpu_requirements = shlex.split(cfg.get('cpu_requirements', ''))
 gpu_requirements = shlex.split(cfg.get('gpu_requirements', ''))
+refaa_requirements = shlex.split(cfg.get('refaa_requirements', ''))
 min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 
@@ -35,7 +36,7 @@ setuptools.setup(
     packages=setuptools.find_packages(include=['swaro_nb', 'swaro_nb.*']),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements, 'cpu': cpu_requirements, 'gpu': gpu_requirements},
+    extras_require={'dev': dev_requirements, 'cpu': cpu_requirements, 'gpu': gpu_requirements, 'refaa': refaa_requirements},
     dependency_links=cfg.get('dep_links', '').split(),
     python_requires='>=' + cfg['min_python'],
     long_description=open('README.md', encoding='utf-8').read() if __import__('os').path.exists('README.md') else cfg['description'],

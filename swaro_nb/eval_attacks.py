@@ -14,10 +14,11 @@ from .core import describe, is_real, check_int, eval_mode
 from .attack import projected_gradient, NORMS
 
 # %% auto #0
-__all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'AA_COMPONENTS', 'CLEAN', 'PROTOCOL_ATTACKS',
+__all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'AA_COMPONENTS', 'REF_NORMS', 'CLEAN', 'PROTOCOL_ATTACKS',
            'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS',
-           'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter', 'device_constants', 'apgd',
-           'component_seconds', 'autoattack', 'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
+           'REF_AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter',
+           'device_constants', 'apgd', 'component_seconds', 'autoattack', 'reference_autoattack', 'AttackSpec',
+           'resolve_attacks', 'target_labels', 'run_attack']
 
 # %% ../nbs/07_eval_attacks.ipynb #ac11e260
 def logits(model: nn.Module,  # classifier on [0,1] images
@@ -237,11 +238,39 @@ def autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
     atks = [_timed(make[c](), c, _AA_SECONDS[-1], x.device) if _AA_SECONDS else make[c]() for c in names]
     with device_constants(x.device): return (atks[0] if len(atks) == 1 else ta.MultiAttack(atks))(x, y)   # MultiAttack takes two or more
 
-# %% ../nbs/07_eval_attacks.ipynb #d2c5085b
+# %% ../nbs/07_eval_attacks.ipynb #7b6d6cc9
+REF_NORMS = {'linf': 'Linf', 'l2': 'L2', 'l1': 'L1'}   # our norm names -> the reference code's
+
+def reference_autoattack(model: nn.Module,  # classifier on [0,1] images, in eval mode
+                         x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
+                         y: torch.Tensor,  # (B,) true labels
+                         norm: str = 'linf',  # 'linf', 'l2' or 'l1'
+                         eps: float = 8/255,  # radius
+                         seed: int = 0,  # the reference's seed (every component)
+                         batch_size: int = 500,  # images per batch inside the reference code
+                        ) -> torch.Tensor:  # (B, C, H, W) adversarial images (unchanged where no component succeeds)
+    "AutoAttack, standard version, by its authors' code (`pyautoattack`), from clean inputs, float32 logits; the global RNG is left as it was."
+    try: from pyautoattack import AutoAttack
+    except ImportError:
+        raise ImportError("the reference AutoAttack needs fra31's code, the package pyautoattack: "
+                          "pip install 'swaro_nb[refaa]' (or pip install pyautoattack==0.2.0)") from None
+    _check_labels(x, y)
+    if norm not in REF_NORMS: raise ValueError(f"reference AutoAttack norm must be one of {list(REF_NORMS)}, got {norm!r}")
+    check_int(batch_size, 'batch_size')
+    m = Logits(model, False).eval()   # float32 logits, whatever autocast the caller has open
+    with torch.random.fork_rng(devices=[x.device] if x.device.type == 'cuda' else []):   # the reference seeds the global generators
+        aa = AutoAttack(m, eps=float(eps), norm=REF_NORMS[norm], version='standard', device=x.device, seed=seed)
+        with torch.no_grad(): c = m(x[:1]).shape[1]
+        for a in (aa.apgd_targeted, aa.fab):   # the reference assumes >= 10 classes; fewer (toy models) cap its target count
+            a.n_target_classes = min(a.n_target_classes, c - 1)
+        adv, _ = aa.run_standard_evaluation(x.detach(), y, batch_size=batch_size)
+    return adv
+
+# %% ../nbs/07_eval_attacks.ipynb #06246a91
 @dataclass
 class AttackSpec:
     "One attack of a robustness table: the algorithm, its norm, radius, step size, number of steps and options."
-    kind: str  # 'clean', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd', 'apgd-t', 'autoattack' or 'worst'
+    kind: str  # 'clean', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd', 'apgd-t', 'autoattack', 'ref-autoattack' or 'worst'
     norm: str = 'linf'  # 'linf', 'l2' or 'l1' (pgd; fgsm, bim and jitter are l_inf; apgd and autoattack l_inf or l_2)
     eps: float = 8/255  # radius on the [0,1] scale
     alpha: float = 2/255  # step size (pgd, bim, jitter)
@@ -280,7 +309,10 @@ AUTOATTACK_ATTACKS = {  # AutoAttack, standard version (the reference code's set
     'aa_linf_8': AttackSpec('autoattack', 'linf', 8/255, 0.0, 100, random_start=False, options={'n_queries': 5000}),
     'aa_l2_05': AttackSpec('autoattack', 'l2', 0.5, 0.0, 100, random_start=False, options={'n_queries': 5000}),
 }
-ALL_ATTACKS = {**DEFAULT_ATTACKS, **STRONG_ATTACKS, **TABLE3_ATTACKS, **ROCL_ATTACKS, **AUTOATTACK_ATTACKS}
+REF_AUTOATTACK_ATTACKS = {  # the reference AutoAttack (fra31's code, `reference_autoattack`), run alone from clean inputs: the check
+    f'ref_aa_{k}': AttackSpec('ref-autoattack', n, e, 0.0, 100, random_start=False)
+    for k, (n, e) in _RADII.items() if k in ('linf_8', 'l2_05', 'l1_12')}
+ALL_ATTACKS = {**DEFAULT_ATTACKS, **STRONG_ATTACKS, **TABLE3_ATTACKS, **ROCL_ATTACKS, **AUTOATTACK_ATTACKS, **REF_AUTOATTACK_ATTACKS}
 
 def resolve_attacks(attacks,  # a dict name -> AttackSpec, a name, or a list of names of ALL_ATTACKS
                     members: bool = True,  # add the members of every worst-case column
@@ -309,7 +341,7 @@ def target_labels(y: torch.Tensor,  # (B,) true labels
     "The target rule of every targeted attack here: t = (y + 1) mod n_classes."
     return (y + 1) % n_classes
 
-# %% ../nbs/07_eval_attacks.ipynb #70fa7ce8
+# %% ../nbs/07_eval_attacks.ipynb #41006c4e
 def run_attack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
                y: torch.Tensor,  # (B,) true labels
@@ -344,4 +376,6 @@ def run_attack(model: nn.Module,  # classifier on [0,1] images, in eval mode
     if spec.kind in ('apgd', 'apgd-t'):
         return apgd(model, x, y, spec.norm, spec.eps, spec.steps, spec.kind == 'apgd-t', n_classes=n_classes, seed=seed, amp=amp, **o)
     if spec.kind == 'autoattack': return autoattack(model, x, y, spec.norm, spec.eps, n_classes, seed=seed, amp=amp, steps=spec.steps, **o)
-    raise ValueError(f"unknown attack kind {spec.kind!r}: use 'clean', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd', 'apgd-t', 'autoattack' or 'worst'")
+    if spec.kind == 'ref-autoattack': return reference_autoattack(model, x, y, spec.norm, spec.eps, seed=seed, **o)
+    raise ValueError(f"unknown attack kind {spec.kind!r}: use 'clean', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd', 'apgd-t', "
+                     "'autoattack', 'ref-autoattack' or 'worst'")
