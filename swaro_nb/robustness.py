@@ -9,17 +9,20 @@ from dataclasses import asdict
 import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
-from .core import eval_mode, to_float, describe, check_int
+from .core import eval_mode, to_float, describe, check_int, pack_bits, pack_codes
 from .encoder import attack_copy, compile_dynamic
-from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, target_labels, Logits, ALL_ATTACKS,
+from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, target_labels, Logits, ALL_ATTACKS, reference_autoattack,
                                    DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS, CLEAN, AA_TARGETS,
                                    component_seconds)
 
 # %% auto #0
-__all__ = ['AA_TOLERANCE', 'AA_PAIRS', 'sanity_flags', 'evaluate_robustness', 'black_box_matrix']
+__all__ = ['AA_TOLERANCE', 'REF_TOLERANCE', 'REF_PAIRS', 'AA_PAIRS', 'WRONG_CLEAN', 'sanity_flags', 'evaluate_robustness',
+           'black_box_matrix']
 
 # %% ../nbs/07a_robustness.ipynb #0ddd9fd2
 AA_TOLERANCE = 1.0  # points the worst case may stand above AutoAttack on the same images before it is flagged
+REF_TOLERANCE = 0.5  # points a worst case may stand above the reference AutoAttack (run alone) on the same images before it is flagged
+REF_PAIRS = {'linf_8': 'ref_aa_linf_8', 'l2_05': 'ref_aa_l2_05', 'l1_12': 'ref_aa_l1_12'}   # worst cases checked by the reference
 AA_PAIRS = {'linf_8': 'aa_linf_8', 'l2_05': 'aa_l2_05', 'pgd_linf_8': 'aa_linf_8', 'rocl_linf_8': 'aa_linf_8',
             'pgd_l2_05': 'aa_l2_05'}   # columns compared with AutoAttack: worst cases (guarded) and protocols (shown)
 _MONOTONE = [(f'{p}{a}', f'{p}{b}') for p in ('', 'pgd_') for a, b in (('linf_16', 'linf_8'), ('l2_05', 'l2_025'), ('l1_12', 'l1_784'))]
@@ -28,7 +31,7 @@ _MONOTONE += [('rocl_linf_16', 'rocl_linf_8')]
 def sanity_flags(metrics: dict,  # accuracies in percent by key ('clean', 'linf_8', ..., optional 'black_box', 'aa_check')
                  tol: float = 0.0,  # slack in percentage points before a comparison is flagged
                 ) -> list:  # one message per violated expectation (empty when all hold)
-    "Gradient-masking guards: robust <= clean, accuracy falls with eps, PGD <= FGSM, white-box <= black-box, worst case <= AutoAttack + 1."
+    "Gradient-masking guards: robust <= clean, accuracy falls with eps, PGD <= FGSM, white-box <= black-box, worst case <= AutoAttack + 1 and <= the reference + 0.5."
     num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
     acc = {k: float(v) for k, v in metrics.items() if num(v) and k not in ('clean', 'n', 'n_autoattack') and not k.endswith('_hit')}
     flags, clean = [], metrics.get('clean')
@@ -49,6 +52,11 @@ def sanity_flags(metrics: dict,  # accuracies in percent by key ('clean', 'linf_
         if c.get('guarded') and c['gap'] > AA_TOLERANCE + tol:
             flags.append(f"{col} = {c['column']:.2f}% is {c['gap']:.2f} points above AutoAttack {c['autoattack_key']} = {c['autoattack']:.2f}% "
                          f"on the same {c['n']} images (more than {AA_TOLERANCE:g}): the worst case misses what AutoAttack finds (weak attacks or gradient masking)")
+    for col, c in (metrics.get('ref_check') or {}).items():
+        if c['gap'] > REF_TOLERANCE + tol:
+            flags.append(f"{col} = {c['column']:.2f}% is {c['gap']:.2f} points above the reference AutoAttack {c['reference_key']} = "
+                         f"{c['reference']:.2f}% on the same {c['n']} images (more than {REF_TOLERANCE:g}): the worst-case column {col} is "
+                         "weaker than the reference implementation run alone")
     return flags
 
 # %% ../nbs/07a_robustness.ipynb #042e2b0b
@@ -110,6 +118,30 @@ def _aa_check(robust: dict, specs: dict, n_aa: int) -> dict:
             out[col] = dict(column=c, autoattack=a, autoattack_key=aa, gap=c - a, n=n_aa, guarded=specs[col].kind == 'worst')
     return out
 
+def _ref_check(robust: dict, n_aa: int) -> dict:
+    "For every worst case checked by the reference AutoAttack: its accuracy and the reference's on the same first `n_aa` images, and the gap."
+    return {col: dict(column=_pct(robust[col][:n_aa]), reference=_pct(robust[ref]), reference_key=ref,
+                      gap=_pct(robust[col][:n_aa]) - _pct(robust[ref]), n=len(robust[ref]))
+            for col, ref in REF_PAIRS.items() if col in robust and ref in robust}
+
+def _run_reference(model, xs, ys, spec: AttackSpec, seed: int, batch_size: int, dt) -> tuple:
+    "The reference AutoAttack on (xs, ys), run alone on the classifier as given from the clean images: per-image correctness (CPU) and seconds."
+    sync = torch.cuda.synchronize if ys.device.type == 'cuda' else (lambda: None)
+    sync(); t0 = time.perf_counter()
+    correct = torch.empty(len(ys), dtype=torch.bool, device=ys.device)
+    adv = reference_autoattack(model, to_float(xs, dt), ys, spec.norm, spec.eps, seed=seed, batch_size=batch_size)
+    with torch.no_grad():
+        for s in range(0, len(ys), batch_size): correct[s:s + batch_size] = logits(model, adv[s:s + batch_size], False).argmax(1) == ys[s:s + batch_size]
+    sync()
+    return correct.cpu(), time.perf_counter() - t0
+
+WRONG_CLEAN = 255   # the per-image code of an image misclassified before any attack
+
+def _per_image(bits: dict, codes: dict, specs: dict, N: int) -> dict:
+    "The per-image record of one classifier: a packed bit per image and column (`*_hit`: target hit), and which member of each worst case broke each image."
+    return dict(correct={k: pack_bits(v) for k, v in bits.items()}, n_col={k: len(v) for k, v in bits.items() if len(v) != N},
+                worst_member={c: dict(members=list(specs[c].members), codes=pack_codes(v)) for c, v in codes.items()})
+
 def _chains(specs: dict, requested: list) -> dict:
     "AutoAttack columns that continue a worst-case column: {aa: column} where the column's members hold AutoAttack's own APGD-CE and APGD-T."
     out = {}
@@ -124,7 +156,7 @@ def _chains(specs: dict, requested: list) -> dict:
 
 def _units(specs: dict, requested: list, chained: dict, N: int, shards: int = 1) -> list:
     "The work in independent units: a worst-case column with its members asked for alone and the AutoAttack continuing it, or one attack alone; each on each of `shards` contiguous blocks of the images."
-    alone = [k for k in requested if specs[k].kind not in ('clean', 'worst')]
+    alone = [k for k in requested if specs[k].kind not in ('clean', 'worst', 'ref-autoattack')]   # the reference runs on its own
     base, taken = [], set(chained)
     for col in [k for k in requested if specs[k].kind == 'worst']:
         pre = [m for m in specs[col].members if m in alone and m not in taken]
@@ -149,10 +181,10 @@ def _add_seconds(into: dict, new: dict) -> dict:
     return into
 
 def _exec_unit(u: dict, job: dict) -> dict:
-    "Run one unit on its images lo:hi: predictions of the attacks run alone, the worst case's mask and robust count after each member, the chained AutoAttack's mask; seconds per attack."
+    "Run one unit on its images lo:hi: predictions of the attacks run alone, the worst case's mask, robust count after each member and per-image breaking member, the chained AutoAttack's mask; seconds per attack."
     m, xs, ys, specs, dev, n_aa = job['model'], job['xs'], job['ys'], job['specs'], job['dev'], job['n_aa']
     lo, hi = u['lo'], u['hi']
-    secs, preds, masks, steps, comps = {}, {}, {}, [], {}
+    secs, preds, masks, steps, comps, codes = {}, {}, {}, [], {}, {}
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     def run(name, spec, idx):
         sync(); t0 = time.perf_counter()
@@ -167,18 +199,21 @@ def _exec_unit(u: dict, job: dict) -> dict:
         if top > lo: preds[k] = run(k, specs[k], torch.arange(lo, top, device=dev)).cpu()
     if u['col']:
         r = job['clean'][lo:hi].clone()
-        for mem in specs[u['col']].members:   # each member runs on the images the earlier ones left correctly classified
+        code = torch.where(r, 0, WRONG_CLEAN).to(torch.uint8)   # per image: 0 robust, k the member that broke it first (1-based)
+        for k, mem in enumerate(specs[u['col']].members, 1):   # each member runs on the images the earlier ones left correctly classified
+            before = r.clone()
             if mem in preds and len(preds[mem]) == hi - lo: r &= preds[mem].to(dev) == ys[lo:hi]
             else:
                 idx = r.nonzero().squeeze(1) + lo
                 if len(idx): r[idx - lo] = run(mem, specs[mem], idx) == ys[idx]
+            code[before & ~r] = k
             steps.append([mem, r.sum().item()])
-        masks[u['col']] = r.cpu()
+        masks[u['col']] = r.cpu(); codes[u['col']] = code.cpu()
         for aa in u['aa']:   # AutoAttack's FAB-T and Square on the images the worst case (with AutoAttack's APGD-CE and APGD-T) left
             a = r[:max(0, min(hi, n_aa) - lo)].clone(); idx = a.nonzero().squeeze(1) + lo
             if len(idx): a[idx - lo] = run(aa, _aa_rest(specs[aa]), idx) == ys[idx]
             masks[aa] = a.cpu()
-    return dict(lo=lo, preds=preds, masks=masks, steps=steps, secs=secs, comps=comps)
+    return dict(lo=lo, preds=preds, masks=masks, steps=steps, secs=secs, comps=comps, codes=codes)
 
 def _aa_rest(spec: AttackSpec) -> AttackSpec:
     "What a chained AutoAttack still runs: its FAB-T and Square (its APGD-CE and APGD-T are the worst case's members)."
@@ -260,7 +295,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
                         chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see below); False: runs alone
                         workers: list | None = None,  # devices ('cuda:0', 'cuda:1', 'cpu', ...), one attack process each (None: all here)
                         shards: int | None = None,  # contiguous blocks of images each unit of work is split into (None: one per worker, 1 without)
-                       ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'aa_chain', 'attacks', 'flags'
+                       ) -> dict:  # accuracies in percent by key; '<key>_hit', 'n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'ref_check', 'aa_chain', 'attacks', 'per_image', 'flags'
     "Clean and adversarial accuracy (percent) of a classifier: per-image worst cases, protocol columns, AutoAttack check and guards."
     specs = resolve_attacks(attacks, overrides=members)     # the columns asked for, and the members of the worst cases
     requested = [attacks] if isinstance(attacks, str) else list(attacks)
@@ -278,7 +313,8 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     specs.setdefault('clean', CLEAN['clean'])
     chained = _chains(specs, requested) if chain_autoattack else {}
     units = _units(specs, requested, chained, N, shards)
-    out, secs, robust, comps = {}, {}, {}, {}
+    refs = [k for k in requested if specs[k].kind == 'ref-autoattack']
+    out, secs, robust, comps, hits = {}, {}, {}, {}, {}
     with eval_mode(model):
         m = _attack_net(model, dev, fast, compiled)
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
@@ -289,6 +325,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
         bar.update(1)
         job['clean'] = r0['preds']['clean'].to(dev) == ys
         results = [r0] + _run_units(units, job, workers, model, fast, compiled, bar)
+        for k in refs: robust[k], secs[k] = _run_reference(model, xs[:n_aa], ys[:n_aa], specs[k], seed, big_batch, dt)
         bar.close()
     ysc, parts, counts = ys.cpu(), {}, {}
     for r in sorted(results, key=lambda r: r['lo']):   # the shards of each attack in image order
@@ -297,13 +334,14 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
         _add_seconds(comps, r['comps'])
     merged = {k: torch.cat(v) for k, v in parts.items()}
     preds = {k: merged[k] for r in results for k in r['preds']}
-    alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst') and k not in chained]
+    alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst', 'ref-autoattack') and k not in chained]
     for name in alone:
         p = preds[name]; yi = ysc[:len(p)]
         robust[name] = p == yi
         out[name] = _pct(robust[name])
-        if specs[name].targeted: out[f'{name}_hit'] = _pct(p == target_labels(yi, n_classes))
-        if name == 'clean' and any(specs[k].targeted for k in alone): out['clean_t_hit'] = _pct(p == target_labels(ysc, n_classes))
+        if specs[name].targeted: hits[f'{name}_hit'] = p == target_labels(yi, n_classes)
+        if name == 'clean' and any(specs[k].targeted for k in alone): hits['clean_t_hit'] = p == target_labels(ysc, n_classes)
+        out.update({k: _pct(v) for k, v in hits.items() if k not in out})
     robust.update({k: merged[k] for r in results for k in r['masks']})
     for u, r in zip(units, results[1:]):
         if u['col']:
@@ -311,11 +349,13 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
             for s, (_, n) in zip(c, r['steps']): s[1] += n
     worst = {col: [[m, n * 100 / N] for m, n in c] for col, c in counts.items()}
     for col in [k for k in requested if specs[k].kind == 'worst']: out[col] = _pct(robust[col])
-    for aa in chained: out[aa] = _pct(robust[aa])
+    for aa in [*chained, *refs]: out[aa] = _pct(robust[aa])
+    codes = {c: torch.cat([r['codes'][c] for r in sorted(results, key=lambda r: r['lo']) if c in r.get('codes', {})]) for c in counts}
     ran = {k: (_aa_rest(s) if k in chained else s) for k, s in specs.items()}
     if black_box is not None: out['black_box'] = black_box
-    out.update(n=N, n_autoattack=n_aa if any(specs[k].kind == 'autoattack' for k in requested) else None, seconds=secs, aa_seconds=comps, worst=worst,
-               aa_check=_aa_check(robust, specs, n_aa), aa_chain=chained, shards=shards, attacks={k: asdict(s) for k, s in ran.items()})
+    out.update(n=N, n_autoattack=n_aa if any(specs[k].kind in ('autoattack', 'ref-autoattack') for k in requested) else None, seconds=secs,
+               aa_seconds=comps, worst=worst, aa_check=_aa_check(robust, specs, n_aa), ref_check=_ref_check(robust, n_aa), aa_chain=chained,
+               shards=shards, attacks={k: asdict(s) for k, s in ran.items()}, per_image=_per_image({**robust, **hits}, codes, specs, N))
     out['flags'] = sanity_flags(out)
     return out
 
