@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, device_name
+from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, device_name, pack_codes
 from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval, LinearClassifier
 from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
@@ -28,7 +28,8 @@ SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members and AutoAttack a
     **{k: dataclasses.replace(s, steps=10, restarts=2) for k, s in STRONG_ATTACKS.items() if s.kind == 'pgd'},
     **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100, 'n_targets': 3}) for k, s in AUTOATTACK_ATTACKS.items()},
 }
-_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'aa_chain', 'shards', 'attacks', 'flags')
+_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'ref_check', 'aa_chain', 'shards', 'attacks', 'flags',
+                'per_image')
 
 @functools.lru_cache(maxsize=4)
 def _cifar(name: str, train: bool, root: str | None):
@@ -89,7 +90,7 @@ def _head_record(h) -> dict:
     "What a results record keeps of a fitted linear head (its clean accuracy is the robustness evaluation's `clean`)."
     return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
 
-_PIECE_VERSION = 2   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
+_PIECE_VERSION = 3   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
 
 def _weights_digest(net: nn.Module) -> str:
     "sha256 of a network's weights and buffers, bit for bit."
@@ -113,6 +114,12 @@ def _read_part(pdir, key: str, fingerprint: str, head: bool = False) -> dict | N
 def _own_classifier(method, cfg, ds: str) -> bool:
     "Whether the run has a classifier of its own (supervised methods) for this dataset, which the evaluation attacks too."
     return getattr(method, 'has_classifier', False) and ds == cfg.dataset
+
+def _record_images(per_head: dict, test_index: torch.Tensor) -> dict:
+    "A record's `per_image`: each head's packed bits and breaking members (from `evaluate_robustness`), with the test-set index of every image."
+    return dict(encoding='packbits-little-base64', n=len(test_index), test_index=pack_codes(test_index, 'uint16'),
+                correct={k: p['correct'] for k, p in per_head.items()}, n_col={c: n for p in per_head.values() for c, n in p['n_col'].items()},
+                worst_member={k: p['worst_member'] for k, p in per_head.items()})
 
 def _check_pieces(method, cfg, ds: str, le: bool, rle: bool, run_dir):
     "ValueError when nothing would be evaluated: no LE, no rLE and no classifier of the run's own."
@@ -164,6 +171,7 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
     lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
     seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used, aa_seconds = {}, {}, {}, [], {}, {}, {}, {}, set(), {}
+    ref_check, per_image, heads = {}, {}, {}
     name = Path(run_dir).name
     pdir = _out_path(out, run_dir, f'{name}-eval.parts')   # each piece's record, written as soon as it is done
     common = dict(version=_PIECE_VERSION, dataset=ds, config=asdict(cfg), n_test=n_test, seed=seed, attack_amp=attack_amp, autoattack_n=autoattack_n,
@@ -195,35 +203,40 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
                     model = LinearClassifier(enc, head_args[5], head_args[6]).to(dev); model.head.load_state_dict(hp['head'])
                     t_resumed += took(f'{key} head', hp)
                     t -= hp['seconds']   # the piece's seconds count the fit it took
-                seconds[key] = hp['seconds']; lin_rec = hp['linear']
+                seconds[key] = hp['seconds']; lin_rec = hp['linear']; heads[key] = hp['head']
             r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
                                     autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards,
                                     compiled=compile_attacks)
             part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(dev), accs=_accs(r), linear=lin_rec, head_seconds=seconds.get(key),
                         attack_seconds=r['seconds'], aa_seconds=r['aa_seconds'], worst=r['worst'], aa_check=r['aa_check'], attacks=r['attacks'], aa_chain=r['aa_chain'],
+                        ref_check=r['ref_check'], per_image=r['per_image'],
                         shards=r['shards'], flags=[f"{label}: {f}" for f in r['flags']], seconds=time.perf_counter() - t)
             if pdir is not None: atomic_json(part, pdir / f'{key}.json')
         else:
             t_resumed += took(key, part)
             if part['head_seconds'] is not None: seconds[key] = part['head_seconds']
+            if (hp := _read_part(pdir, key, fp, head=True)) is not None: heads[key] = hp['head']
         if part['linear'] is not None: linear[key] = part['linear']
         seconds[f'attacks_{key}'] = part['attack_seconds']; aa_seconds[key] = part.get('aa_seconds', {}); worst[key] = part['worst']; aa_check[key] = part['aa_check']
+        ref_check[key] = part['ref_check']; per_image[key] = part['per_image']
         ran.update(part['attacks']); chain.update(part['aa_chain']); shards_used.add(part['shards']); flags.extend(part['flags'])
         if key == 'le': metrics.update(part['accs'])
         else: metrics[key] = part['accs']
     metrics = {k: metrics[k] for k in [k for k in metrics if k not in ('rle', 'classifier')] + [k for k in ('rle', 'classifier') if k in metrics]}
     seconds['total'] = time.perf_counter() - t_all + t_resumed
     res = dict(kind='eval', run=name, method=cfg.method, dataset=ds, epochs=rec.get('epochs_done'), **run_stamp(dev),
-               train=_train_stamp(rec), config=asdict(cfg), metrics=metrics, linear=linear, worst=worst, aa_check=aa_check,
+               train=_train_stamp(rec), config=asdict(cfg), metrics=metrics, linear=linear, worst=worst, aa_check=aa_check, ref_check=ref_check,
                budgets=dict(le_epochs=le_epochs if le else None, le_lr=le_lr if le else None, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
                             train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
-                            autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind == 'autoattack' for s in specs.values()) else None,
+                            autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind in ('autoattack', 'ref-autoattack') for s in specs.values()) else None,
                             batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, compile_attacks=compile_attacks and dev.type == 'cuda', workers=workers, shards=max(shards_used),
                             chain_autoattack=chain_autoattack, aa_chain=chain,
                             attacks=ran),   # the specs as run, every attacked head's
-               seconds=seconds, aa_seconds=aa_seconds, flags=flags, resumed=resumed, run_dir=str(run_dir))
+               seconds=seconds, aa_seconds=aa_seconds, flags=flags, resumed=resumed, run_dir=str(run_dir),
+               per_image=_record_images(per_image, data['test_index']))
     path = _out_path(out, run_dir, f'{name}-eval.json')
     if path is not None:
+        if heads: atomic_save(dict(heads, feature_dim=head_args[5], n_classes=head_args[6]), path.with_name(f'{name}-eval-heads.pt'))
         res['path'] = str(atomic_json(res, path))
         shutil.rmtree(pdir, ignore_errors=True)   # the whole record is written: its pieces are no longer needed
     return res
