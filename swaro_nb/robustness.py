@@ -124,17 +124,6 @@ def _ref_check(robust: dict, n_aa: int) -> dict:
                       gap=_pct(robust[col][:n_aa]) - _pct(robust[ref]), n=len(robust[ref]))
             for col, ref in REF_PAIRS.items() if col in robust and ref in robust}
 
-def _run_reference(model, xs, ys, spec: AttackSpec, seed: int, batch_size: int, dt) -> tuple:
-    "The reference AutoAttack on (xs, ys), run alone on the classifier as given from the clean images: per-image correctness (CPU) and seconds."
-    sync = torch.cuda.synchronize if ys.device.type == 'cuda' else (lambda: None)
-    sync(); t0 = time.perf_counter()
-    correct = torch.empty(len(ys), dtype=torch.bool, device=ys.device)
-    adv = reference_autoattack(model, to_float(xs, dt), ys, spec.norm, spec.eps, seed=seed, batch_size=batch_size)
-    with torch.no_grad():
-        for s in range(0, len(ys), batch_size): correct[s:s + batch_size] = logits(model, adv[s:s + batch_size], False).argmax(1) == ys[s:s + batch_size]
-    sync()
-    return correct.cpu(), time.perf_counter() - t0
-
 WRONG_CLEAN = 255   # the per-image code of an image misclassified before any attack
 
 def _per_image(bits: dict, codes: dict, specs: dict, N: int) -> dict:
@@ -156,7 +145,7 @@ def _chains(specs: dict, requested: list) -> dict:
 
 def _units(specs: dict, requested: list, chained: dict, N: int, shards: int = 1) -> list:
     "The work in independent units: a worst-case column with its members asked for alone and the AutoAttack continuing it, or one attack alone; each on each of `shards` contiguous blocks of the images."
-    alone = [k for k in requested if specs[k].kind not in ('clean', 'worst', 'ref-autoattack')]   # the reference runs on its own
+    alone = [k for k in requested if specs[k].kind not in ('clean', 'worst')]
     base, taken = [], set(chained)
     for col in [k for k in requested if specs[k].kind == 'worst']:
         pre = [m for m in specs[col].members if m in alone and m not in taken]
@@ -168,7 +157,7 @@ def _units(specs: dict, requested: list, chained: dict, N: int, shards: int = 1)
 
 def _cost(u: dict, specs: dict) -> float:
     "A rough relative cost of a unit (gradient steps times images), to start the longest first."
-    def c(s): return (s.steps * s.restarts * (AA_TARGETS if s.kind == 'apgd-t' else 1) if s.kind != 'autoattack'
+    def c(s): return (s.steps * s.restarts * (AA_TARGETS if s.kind == 'apgd-t' else 1) if s.kind not in ('autoattack', 'ref-autoattack')
                       else s.steps * (2 + 2 * AA_TARGETS) + s.options.get('n_queries', 5000) / 2)
     names = u['alone'] + (list(specs[u['col']].members) if u['col'] else []) + u['aa']
     return sum(c(specs[n]) for n in names) * (2 if u['col'] and specs[u['col']].norm == 'l2' else 1) * (u['hi'] - u['lo'])
@@ -188,14 +177,16 @@ def _exec_unit(u: dict, job: dict) -> dict:
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     def run(name, spec, idx):
         sync(); t0 = time.perf_counter()
-        bs = max(job['batch_size'], job['big_batch']) if spec.kind in ('apgd', 'apgd-t', 'autoattack') else job['batch_size']
+        bs = max(job['batch_size'], job['big_batch']) if spec.kind in ('apgd', 'apgd-t', 'autoattack', 'ref-autoattack') else job['batch_size']
+        ref = spec.kind == 'ref-autoattack'   # the reference runs on the classifier as given, in float32: nothing of the attack copy
         with component_seconds() as cs:   # AutoAttack's components, each timed
-            p = _run_on(m, xs, ys, idx, name, spec, job['n_classes'], bs, dev, job['dt'], job['seed'], job['amp'], job['backend'])
+            p = _run_on(job['plain'] if ref else m, xs, ys, idx, name, spec, job['n_classes'], bs, dev, job['dt'], job['seed'],
+                        False if ref else job['amp'], job['backend'])
         sync(); secs[name] = secs.get(name, 0.0) + time.perf_counter() - t0
         if cs: _add_seconds(comps, {name: cs})   # only AutoAttack times components
         return p
     for k in u['alone']:
-        top = min(hi, n_aa) if specs[k].kind == 'autoattack' else hi
+        top = min(hi, n_aa) if specs[k].kind in ('autoattack', 'ref-autoattack') else hi
         if top > lo: preds[k] = run(k, specs[k], torch.arange(lo, top, device=dev)).cpu()
     if u['col']:
         r = job['clean'][lo:hi].clone()
@@ -231,7 +222,7 @@ def _worker_init(model, xs, ys, clean, device, fast, compiled, threads, job):
     dev = torch.device(device)
     if dev.type == 'cuda': torch.cuda.set_device(dev)
     model = model.to(dev).eval()
-    _JOB.update(job, model=_attack_net(model, dev, fast, compiled), xs=xs.to(dev), ys=ys.to(dev), clean=clean.to(dev), dev=dev)
+    _JOB.update(job, model=_attack_net(model, dev, fast, compiled), plain=model, xs=xs.to(dev), ys=ys.to(dev), clean=clean.to(dev), dev=dev)
 
 def _worker_run(u): return _exec_unit(u, _JOB)
 
@@ -313,19 +304,17 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
     specs.setdefault('clean', CLEAN['clean'])
     chained = _chains(specs, requested) if chain_autoattack else {}
     units = _units(specs, requested, chained, N, shards)
-    refs = [k for k in requested if specs[k].kind == 'ref-autoattack']
     out, secs, robust, comps, hits = {}, {}, {}, {}, {}
     with eval_mode(model):
         m = _attack_net(model, dev, fast, compiled)
         with torch.no_grad(): n_classes = logits(m, to_float(xs[:1], dt), amp).shape[1]
-        job = dict(model=m, xs=xs, ys=ys, specs=specs, dev=dev, n_aa=n_aa, n_classes=n_classes, batch_size=batch_size,
+        job = dict(model=m, plain=model, xs=xs, ys=ys, specs=specs, dev=dev, n_aa=n_aa, n_classes=n_classes, batch_size=batch_size,
                    big_batch=big_batch, dt=dt, seed=seed, amp=amp, backend=backend)
         bar = tqdm(total=len(units) + 1, desc='robustness', disable=not progress, leave=False)
         r0 = _exec_unit(dict(alone=['clean'], col=None, aa=[], lo=0, hi=N), {**job, 'clean': None})
         bar.update(1)
         job['clean'] = r0['preds']['clean'].to(dev) == ys
         results = [r0] + _run_units(units, job, workers, model, fast, compiled, bar)
-        for k in refs: robust[k], secs[k] = _run_reference(model, xs[:n_aa], ys[:n_aa], specs[k], seed, big_batch, dt)
         bar.close()
     ysc, parts, counts = ys.cpu(), {}, {}
     for r in sorted(results, key=lambda r: r['lo']):   # the shards of each attack in image order
@@ -334,7 +323,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
         _add_seconds(comps, r['comps'])
     merged = {k: torch.cat(v) for k, v in parts.items()}
     preds = {k: merged[k] for r in results for k in r['preds']}
-    alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst', 'ref-autoattack') and k not in chained]
+    alone = ['clean'] + [k for k in requested if specs[k].kind not in ('clean', 'worst') and k not in chained]
     for name in alone:
         p = preds[name]; yi = ysc[:len(p)]
         robust[name] = p == yi
@@ -349,7 +338,7 @@ def evaluate_robustness(model: nn.Module,  # classifier on [0,1] images (e.g. `L
             for s, (_, n) in zip(c, r['steps']): s[1] += n
     worst = {col: [[m, n * 100 / N] for m, n in c] for col, c in counts.items()}
     for col in [k for k in requested if specs[k].kind == 'worst']: out[col] = _pct(robust[col])
-    for aa in [*chained, *refs]: out[aa] = _pct(robust[aa])
+    for aa in chained: out[aa] = _pct(robust[aa])
     codes = {c: torch.cat([r['codes'][c] for r in sorted(results, key=lambda r: r['lo']) if c in r.get('codes', {})]) for c in counts}
     ran = {k: (_aa_rest(s) if k in chained else s) for k, s in specs.items()}
     if black_box is not None: out['black_box'] = black_box
