@@ -4,35 +4,31 @@
 
 # %% ../nbs/10b_evaluate.ipynb #c512d06e
 from __future__ import annotations
-import dataclasses, functools, hashlib, json, shutil, time
-from dataclasses import asdict
+import functools, json, shutil, time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import torch
 import torch.nn as nn
+from fastcore.basics import patch
 
-from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, device_name, pack_codes
+from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, pack_codes
 from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval, LinearClassifier
-from .eval_attacks import resolve_attacks, DEFAULT_ATTACKS, TABLE3_ATTACKS, STRONG_ATTACKS, AUTOATTACK_ATTACKS
-from .robustness import evaluate_robustness
+from .eval_attacks import resolve_attacks
+from .execution import evaluate_robustness, weights_digest, piece_fingerprint, read_piece
+from .eval_config import EvalConfig
 from .runs import load_run
 
 # %% auto #0
-__all__ = ['SMOKE', 'SMOKE_MEMBERS', 'eval_data', 'feature_dim', 'eval_dir', 'evaluate_run', 'transfer_eval']
+__all__ = ['NOT_METRICS', 'LABELS', 'cached_cifar', 'eval_data', 'feature_dim', 'train_stamp', 'run_data_root', 'eval_dir',
+           'out_path', 'own_classifier', 'heads_of', 'evaluate_run', 'transfer_eval']
 
 # %% ../nbs/10b_evaluate.ipynb #27673441
-SMOKE = dict(le_epochs=3, rle_epochs=1, train_per_class=50, n_test=200)  # `--smoke`: CPU-sized budgets (attacks keep their steps)
-SMOKE_MEMBERS = {  # `--smoke`: the worst cases' strong members and AutoAttack at CPU size (a pipeline check; the record keeps the settings used)
-    **{k: dataclasses.replace(s, steps=10, options={**s.options, **({'n_targets': 3} if s.kind == 'apgd-t' else {})})
-       for k, s in STRONG_ATTACKS.items() if s.kind in ('apgd', 'apgd-t')},
-    **{k: dataclasses.replace(s, steps=10, restarts=2) for k, s in STRONG_ATTACKS.items() if s.kind == 'pgd'},
-    **{k: dataclasses.replace(s, steps=10, options={'n_queries': 100, 'n_targets': 3}) for k, s in AUTOATTACK_ATTACKS.items()},
-}
-_NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'ref_check', 'aa_chain', 'shards', 'attacks', 'flags',
-                'per_image')
+NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'ref_check', 'aa_chain', 'shards', 'attacks',
+               'flags', 'per_image')   # the entries of a robustness result that are not accuracies
 
 @functools.lru_cache(maxsize=4)
-def _cifar(name: str, train: bool, root: str | None):
+def cached_cifar(name: str, train: bool, root: str | None):
     "`load_cifar`, kept in memory for the next evaluation in this process (each call reads and verifies 180 MB)."
     return load_cifar(name, train, root)
 
@@ -44,7 +40,9 @@ def eval_data(dataset: str,  # 'cifar10' or 'cifar100'
              ) -> dict:  # train_images, train_labels, test_images, test_labels, test_index, classes
     "The training images the heads are fit on and the test images attacked, as uint8 tensors on the CPU."
     check_int(train_per_class, 'train_per_class', none=True); check_int(n_test, 'n_test', none=True)
-    tr, te = _cifar(check_name(dataset), True, None if root is None else str(root)), _cifar(check_name(dataset), False, None if root is None else str(root))
+    root = None if root is None else str(root)
+    tr, te = cached_cifar(check_name(dataset), True, root), cached_cifar(check_name(dataset), False, root)
+    if n_test is not None and n_test > len(te): raise ValueError(f"n_test: {n_test} is more than the {len(te)} test images of {dataset}")
     ti = balanced_subset(tr.labels, train_per_class, seed) if train_per_class else torch.arange(len(tr))
     si = subset_indices(len(te), n_test, seed)
     return dict(train_images=tr.images[ti], train_labels=tr.labels[ti], test_images=te.images[si], test_labels=te.labels[si],
@@ -57,21 +55,11 @@ def feature_dim(encoder: nn.Module,  # maps [0,1] images (B, 3, 32, 32) to featu
     "Size of the encoder's feature vector, measured on one blank image."
     return extract_features(encoder, torch.zeros(1, 3, 32, 32, dtype=torch.uint8), device=as_device(device), amp=False).shape[1]
 
-def _accs(res: dict) -> dict:
-    "The accuracy entries of an `evaluate_robustness` result."
-    return {k: v for k, v in res.items() if k not in _NOT_METRICS}
-
-def _specs(attacks, table3: bool = False) -> dict:
-    "The attacks asked for, by name (a worst-case column's members are not added: `evaluate_robustness` runs them as its members), plus Table 3's when asked."
-    specs = resolve_attacks(attacks, members=False)
-    if table3: specs.update(TABLE3_ATTACKS)
-    return specs
-
-def _train_stamp(rec: dict) -> dict:
-    "What the results file keeps of the training record."
+def train_stamp(rec: dict) -> dict:
+    "What an evaluation record keeps of the training record."
     return {k: rec.get(k) for k in ('card', 'commit', 'date', 'torch', 'epochs_done', 'train_seconds', 's_per_epoch', 'gpus')}
 
-def _root(data_root, cfg):
+def run_data_root(data_root, cfg):
     "The data root: the argument, else the run's own when it exists on this machine, else the default."
     if data_root is not None: return data_root
     return cfg.data_root if cfg.data_root and Path(cfg.data_root).is_dir() else None
@@ -81,167 +69,159 @@ def eval_dir(run_dir  # a run folder (only its name is used), or a name
     "Default folder of a run's evaluation records: `runs/<run name>-eval/` under the working directory."
     return Path('runs') / f'{Path(run_dir).name}-eval'
 
-def _out_path(out, key, filename: str) -> Path | None:
+def out_path(out, key, filename: str) -> Path | None:
     "Where a record goes: `out` is a folder, a function of `key` giving one, or None (nowhere)."
     if out is None: return None
     return Path(out(key) if callable(out) else out) / filename
 
-def _head_record(h) -> dict:
-    "What a results record keeps of a fitted linear head (its clean accuracy is the robustness evaluation's `clean`)."
-    return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
-
-_PIECE_VERSION = 3   # raise it when a change to the code changes what a piece of an evaluation computes: older pieces are then not taken
-
-def _weights_digest(net: nn.Module) -> str:
-    "sha256 of a network's weights and buffers, bit for bit."
-    d = hashlib.sha256()
-    for k, v in net.state_dict().items(): d.update(k.encode()); d.update(v.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
-    return d.hexdigest()
-
-def _fingerprint(weights: str, settings: dict, device) -> str:
-    "What a piece of an evaluation depends on: the network's weights (`_weights_digest`), the settings and the card (sha256); each piece records its own commit."
-    return hashlib.sha256(json.dumps(dict(settings, weights=weights, card=device_name(device)), sort_keys=True, default=str).encode()).hexdigest()
-
-def _read_part(pdir, key: str, fingerprint: str, head: bool = False) -> dict | None:
-    "A finished piece of an interrupted evaluation (or, `head`, a head it had fitted) with the same fingerprint, or None (missing, unreadable or made otherwise)."
-    f = None if pdir is None else Path(pdir) / (f'{key}-head.pt' if head else f'{key}.json')
-    if f is None or not f.is_file(): return None
-    try: part = torch.load(f, map_location='cpu', weights_only=True) if head else json.loads(f.read_text())
-    except Exception: return None   # unreadable: a half-copied or foreign file is computed again
-    ok = isinstance(part, dict) and part.get('kind') == ('eval_head' if head else 'eval_part') and part.get('fingerprint') == fingerprint
-    return part if ok else None
-
-def _own_classifier(method, cfg, ds: str) -> bool:
+def own_classifier(method, cfg, ds: str) -> bool:
     "Whether the run has a classifier of its own (supervised methods) for this dataset, which the evaluation attacks too."
     return getattr(method, 'has_classifier', False) and ds == cfg.dataset
 
+def heads_of(method, tcfg, ds: str, cfg: EvalConfig, run_dir) -> list:
+    "The pieces an evaluation attacks, in order: the run's own classifier (supervised runs), LE, rLE; ValueError when none."
+    keys = (['classifier'] if own_classifier(method, tcfg, ds) else []) + (['le'] if cfg.le else []) + (['rle'] if cfg.rle else [])
+    if not keys:
+        raise ValueError(f"nothing to evaluate in {run_dir}: without the LE and rLE heads a {tcfg.method} run has no classifier "
+                         "(only supervised runs - ce, at, trades - are evaluated as their own classifier alone)")
+    return keys
+
+# %% ../nbs/10b_evaluate.ipynb #df9d3e89
+LABELS = {'classifier': 'classifier', 'le': 'LE', 'rle': 'rLE'}
+
+@dataclass
+class _Evaluation:
+    "What the pieces of one run's evaluation share."
+    net: nn.Module; method: object; tcfg: object; cfg: EvalConfig; data: dict; pdir: Path | None
+    resumed: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.dev = next(self.net.parameters()).device
+        self.enc = self.method.encoder(self.net)
+        self.dims = (feature_dim(self.enc, self.dev), len(self.data['classes']))
+        c, self.wd = self.cfg, weights_digest(self.net)   # once: the pieces differ only in their settings
+        self.common = dict(dataset=self.data['dataset'], config=asdict(self.tcfg), n_test=c.n_test, seed=c.seed, attack_amp=c.attack_amp,
+                           autoattack_n=c.autoattack_n, batch_size=c.batch_size, fast=c.fast, chain_autoattack=c.chain_autoattack,
+                           shards=c.shards or (len(c.workers) if c.workers else 1), smoke=c.smoke,
+                           specs={k: asdict(s) for k, s in resolve_attacks(c.columns(), members=False).items()},
+                           **({'compile_attacks': True} if c.compile_attacks else {}))
+
+    def fingerprint(self, key: str) -> str:
+        "What piece `key` depends on: the network, the common settings and its head's budget."
+        c = self.cfg
+        head = dict(le=dict(epochs=c.le_epochs, lr=c.le_lr), rle=dict(epochs=c.rle_epochs, lr=c.rle_lr)).get(key, {})
+        return piece_fingerprint(self.wd, dict(self.common, piece=key, **head, **(dict(train_per_class=c.train_per_class, amp=c.amp)
+                                                                                  if head else {})), self.dev)
+
+    def took(self, what: str, p: dict) -> float:
+        "List a piece (or head) an interrupted call finished in the record; its seconds."
+        self.resumed.append(dict(piece=what, card=p['card'], commit=p['commit'], date=p['date'], seconds=p['seconds'])); return p['seconds']
+
+# %% ../nbs/10b_evaluate.ipynb #888f7952
+def _head_record(h) -> dict:
+    "What a record keeps of a fitted linear head (its clean accuracy is the robustness evaluation's `clean`)."
+    return dict(final_train_loss=h.train_loss[-1], milestones=list(h.milestones), seconds=h.seconds)
+
+@patch
+def head(self: _Evaluation, key: str, fp: str) -> tuple:
+    "The classifier of piece `key`, its head record and whether it was fitted now (else an interrupted call fitted it)."
+    if key == 'classifier': return self.method.classifier(self.net), None, True
+    c, d = self.cfg, self.data
+    hp = read_piece(self.pdir, key, fp, head=True) if c.resume else None
+    if hp is None:
+        t = time.perf_counter()
+        epochs, lr = (c.le_epochs, c.le_lr) if key == 'le' else (c.rle_epochs, c.rle_lr)
+        more = dict(fast=c.fast, compiled=c.compile_attacks) if key == 'rle' else {}
+        fit = linear_eval if key == 'le' else robust_linear_eval
+        h = fit(self.enc, d['train_images'], d['train_labels'], d['test_images'], d['test_labels'], *self.dims, epochs=epochs,
+                     lr=lr, progress=c.progress, device=self.dev, seed=c.seed, amp=c.amp, **more)
+        hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(self.dev).items()},
+                  head=h.model.head.state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
+        if self.pdir is not None: atomic_save(hp, self.pdir / f'{key}-head.pt')
+        return h.model, hp, True
+    self.took(f'{key} head', hp)
+    model = LinearClassifier(self.enc, *self.dims).to(self.dev); model.head.load_state_dict(hp['head'])
+    return model, hp, False
+
+@patch
+def piece(self: _Evaluation, key: str) -> tuple:
+    "Piece `key` (its record) and its fitted head's state dict (None for a classifier of the run's own): computed or resumed."
+    fp, c = self.fingerprint(key), self.cfg
+    part = read_piece(self.pdir, key, fp) if c.resume else None
+    if part is not None:
+        self.took(key, part); hp = read_piece(self.pdir, key, fp, head=True)
+        return part, (hp['head'] if hp else None)
+    t = time.perf_counter()
+    model, hp, now = self.head(key, fp)
+    r = evaluate_robustness(model, self.data['test_images'], self.data['test_labels'], c.columns(), batch_size=c.batch_size,
+                            device=self.dev, seed=c.seed, progress=c.progress, amp=c.attack_amp, autoattack_n=c.autoattack_n, fast=c.fast,
+                            members=c.members, chain_autoattack=c.chain_autoattack, workers=c.workers, shards=c.shards,
+                            compiled=c.compile_attacks)
+    part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(self.dev), accs={k: v for k, v in r.items() if k not in NOT_METRICS},
+                linear=hp and hp['linear'], head_seconds=hp and hp['seconds'], flags=[f"{LABELS[key]}: {f}" for f in r['flags']],
+                attack_seconds=r['seconds'], **{k: r[k] for k in ('aa_seconds', 'worst', 'aa_check', 'ref_check', 'attacks', 'aa_chain',
+                                                                   'shards', 'per_image')},
+                seconds=time.perf_counter() - t + (0 if now else hp['seconds']))   # a resumed head's fit counts in its piece
+    if self.pdir is not None: atomic_json(part, self.pdir / f'{key}.json')
+    return part, (hp['head'] if hp else None)
+
+# %% ../nbs/10b_evaluate.ipynb #8e6350d2
 def _record_images(per_head: dict, test_index: torch.Tensor) -> dict:
-    "A record's `per_image`: each head's packed bits and breaking members (from `evaluate_robustness`), with the test-set index of every image."
+    "A record's `per_image`: each head's packed bits and breaking members, with the test-set index of every image."
     return dict(encoding='packbits-little-base64', n=len(test_index), test_index=pack_codes(test_index, 'uint16'),
-                correct={k: p['correct'] for k, p in per_head.items()}, n_col={c: n for p in per_head.values() for c, n in p['n_col'].items()},
+                correct={k: p['correct'] for k, p in per_head.items()},
+                n_col={col: n for p in per_head.values() for col, n in p['n_col'].items()},
                 worst_member={k: p['worst_member'] for k, p in per_head.items()})
 
-def _check_pieces(method, cfg, ds: str, le: bool, rle: bool, run_dir):
-    "ValueError when nothing would be evaluated: no LE, no rLE and no classifier of the run's own."
-    if not (le or rle or _own_classifier(method, cfg, ds)):
-        raise ValueError(f"nothing to evaluate in {run_dir}: without the LE and rLE heads a {cfg.method} run has no classifier "
-                         "(only supervised runs - ce, at, trades - are evaluated as their own classifier alone)")
+def _record(ev: _Evaluation, name: str, rec: dict, parts: dict, t0: float, run_dir) -> dict:
+    "The evaluation record of a run from its pieces."
+    c, d, by = ev.cfg, ev.data, lambda k: {key: p[k] for key, p in parts.items()}
+    metrics = dict(parts['le']['accs']) if 'le' in parts else {}
+    metrics.update({k: parts[k]['accs'] for k in ('rle', 'classifier') if k in parts})
+    seconds = {k: p['head_seconds'] for k, p in parts.items() if p['head_seconds'] is not None}
+    seconds.update({f'attacks_{k}': p['attack_seconds'] for k, p in parts.items()},
+                   total=time.perf_counter() - t0 + sum(r['seconds'] for r in ev.resumed))
+    ran = {k: v for p in parts.values() for k, v in p['attacks'].items()}
+    aa = any(s['kind'] in ('autoattack', 'ref-autoattack') for s in ran.values())
+    budgets = dict(le_epochs=c.le_epochs if c.le else None, le_lr=c.le_lr if c.le else None, rle_epochs=c.rle_epochs if c.rle else None,
+                   rle_lr=c.rle_lr if c.rle else None, train_images=len(d['train_labels']), train_per_class=c.train_per_class,
+                   test_images=len(d['test_labels']), n_test=c.n_test, autoattack_images=min(c.autoattack_n or 10**9, len(d['test_labels']))
+                   if aa else None, batch_size=c.batch_size, seed=c.seed, amp=c.amp, attack_amp=c.attack_amp, fast=c.fast,
+                   compile_attacks=c.compile_attacks and ev.dev.type == 'cuda', workers=c.workers, shards=max(by('shards').values()),
+                   chain_autoattack=c.chain_autoattack, aa_chain={k: v for p in parts.values() for k, v in p['aa_chain'].items()}, attacks=ran)
+    return dict(kind='eval', run=name, method=ev.tcfg.method, dataset=d['dataset'], epochs=rec.get('epochs_done'), **run_stamp(ev.dev),
+                train=train_stamp(rec), config=asdict(ev.tcfg), eval_config=asdict(c), metrics=metrics,
+                linear={k: p['linear'] for k, p in parts.items() if p['linear'] is not None}, worst=by('worst'), aa_check=by('aa_check'),
+                ref_check=by('ref_check'), budgets=budgets, seconds=seconds, aa_seconds=by('aa_seconds'),
+                flags=[f for p in parts.values() for f in p['flags']], resumed=ev.resumed, run_dir=str(run_dir),
+                per_image=_record_images(by('per_image'), d['test_index']))
 
-# %% ../nbs/10b_evaluate.ipynb #9aa7a278
+# %% ../nbs/10b_evaluate.ipynb #b5b978d7
 def evaluate_run(run_dir,  # a run folder (see `load_run`)
-                 dataset: str | None = None,  # dataset to evaluate on (default: the one it was trained on)
-                 le_epochs: int = 150,  # LE epochs (RoCL: 150)
-                 rle_epochs: int = 150,  # rLE epochs (RoCL: 150)
-                 attacks=DEFAULT_ATTACKS,  # white-box columns: dict name -> AttackSpec, or names from ALL_ATTACKS
-                 table3: bool = False,  # also Table 3's BIM / FGSM / Jitter, untargeted and targeted
-                 rle: bool = True,  # also fit and attack the rLE head
-                 le: bool = True,  # fit and attack the LE head (False: e.g. an rLE-only evaluation of a run whose LE record exists)
-                 n_test: int | None = None,  # seeded random subset of the test set (None: all 10,000)
-                 device=None,  # default: CUDA if available
-                 batch_size: int = 512,  # images per attack batch
-                 progress: bool = True,  # progress bars
+                 cfg: EvalConfig | None = None,  # the evaluation's settings (None: `EvalConfig()`, the paper's budgets)
                  out=eval_dir,  # folder for `<run>-eval.json`, or a function of the run folder giving one (None: write nothing)
-                 train_per_class: int | None = None,  # class-balanced training subset for the heads (None: all)
-                 le_lr: float = 0.01,  # LE learning rate (paper: 0.01)
-                 rle_lr: float = 0.02,  # rLE learning rate (paper: 0.02)
-                 data_root=None,  # data root (default: the run's, else $SWARO_DATA / ~/.cache/swaro_nb/data)
-                 seed: int = 0,  # seed of the heads, the subsets and the attacks' random starts
-                 amp: bool | None = None,  # bf16 autocast while fitting the heads (None: on CUDA only)
-                 attack_amp: bool | None = False,  # bf16 autocast in the attacks and the clean pass (default: float32)
-                 autoattack_n: int | None = 2000,  # AutoAttack on the first this many test images (None: all)
-                 fast: bool = True,  # on CUDA, attack a BN-folded channels-last copy of each classifier (the same function)
-                 compile_attacks: bool = False,  # on CUDA, attack that copy under torch.compile (see `evaluate_robustness`'s `compiled`), and craft rLE's examples through a compiled copy
-                 members: dict | None = None,  # AttackSpecs replacing the attacks of these names (e.g. SMOKE_MEMBERS)
-                 chain_autoattack: bool = True,  # AutoAttack continues the worst case of its norm and radius (see `evaluate_robustness`)
-                 workers: list | None = None,  # devices of the attack processes, e.g. ['cuda:0', 'cuda:1'] (None: attacks in this process)
-                 shards: int | None = None,  # blocks of test images each unit of attack work is split into (None: one per worker)
-                 resume: bool = True,  # take the pieces an interrupted call with the same settings finished (see below)
+                 **changes,  # EvalConfig fields changed from `cfg` (e.g. le_epochs=10, n_test=2000)
                 ) -> dict:  # the results record (what is written to JSON)
-    "LE (and rLE) of a run's frozen encoder, then clean and adversarial accuracy of each classifier; written to `out/<run>-eval.json`."
-    t_all = time.perf_counter()
-    check_int(le_epochs, 'le_epochs'); check_int(rle_epochs, 'rle_epochs')
-    specs = _specs(attacks, table3)
-    net, method, cfg, rec = load_run(run_dir, device)
-    dev = next(net.parameters()).device
-    ds = check_name(dataset or cfg.dataset)
-    _check_pieces(method, cfg, ds, le, rle, run_dir)
-    data = eval_data(ds, train_per_class, n_test, seed, _root(data_root, cfg))
-    enc = method.encoder(net)
-    xs, ys, xt, yt = data['train_images'], data['train_labels'], data['test_images'], data['test_labels']
-    head_args = (enc, xs, ys, xt, yt, feature_dim(enc, dev), len(data['classes']))
-    lin = dict(progress=progress, device=dev, seed=seed, amp=amp)
-    seconds, linear, metrics, flags, worst, aa_check, ran, chain, shards_used, aa_seconds = {}, {}, {}, [], {}, {}, {}, {}, set(), {}
-    ref_check, per_image, heads = {}, {}, {}
+    "LE and rLE of a run's frozen encoder (and a supervised run's own classifier), each attacked; written to `out/<run>-eval.json`."
+    t0 = time.perf_counter()
+    cfg = (cfg or EvalConfig()).replace(**changes).validate()
+    net, method, tcfg, rec = load_run(run_dir, cfg.device)
+    ds = check_name(cfg.dataset or tcfg.dataset)
+    keys = heads_of(method, tcfg, ds, cfg, run_dir)
+    data = dict(eval_data(ds, cfg.train_per_class, cfg.n_test, cfg.seed, run_data_root(cfg.data_root, tcfg)), dataset=ds)
     name = Path(run_dir).name
-    pdir = _out_path(out, run_dir, f'{name}-eval.parts')   # each piece's record, written as soon as it is done
-    common = dict(version=_PIECE_VERSION, dataset=ds, config=asdict(cfg), n_test=n_test, seed=seed, attack_amp=attack_amp, autoattack_n=autoattack_n,
-                  batch_size=batch_size, fast=fast, chain_autoattack=chain_autoattack, shards=shards or (len(workers) if workers else 1),
-                  members={k: asdict(m) for k, m in (members or {}).items()}, specs={k: asdict(s) for k, s in specs.items()},
-                  **({'compile_attacks': True} if compile_attacks else {}))   # (absent when off: earlier pieces keep their fingerprints)
-    heads_of = dict(le=dict(epochs=le_epochs, lr=le_lr), rle=dict(epochs=rle_epochs, lr=rle_lr), classifier={})   # what else each piece depends on
-    wd = _weights_digest(net)   # once: the pieces differ only in their settings
-    fps = {k: _fingerprint(wd, dict(common, piece=k, **v, **(dict(train_per_class=train_per_class, amp=amp) if v else {})), dev)
-           for k, v in heads_of.items()}
-    pieces = ([('classifier', 'classifier', None, None, None)] if _own_classifier(method, cfg, ds) else []) \
-             + ([('le', 'LE', linear_eval, le_epochs, le_lr)] if le else []) + ([('rle', 'rLE', robust_linear_eval, rle_epochs, rle_lr)] if rle else [])
-    resumed, t_resumed = [], 0.0
-    def took(piece, p):   # a piece (or fitted head) an interrupted call finished: listed in the record, its seconds returned
-        resumed.append(dict(piece=piece, card=p['card'], commit=p['commit'], date=p['date'], seconds=p['seconds'])); return p['seconds']
-    for key, label, fit, epochs, lr in pieces:   # a supervised run's own classifier first: the paper's number for it
-        fp = fps[key]
-        part = _read_part(pdir, key, fp) if resume else None
-        if part is None:
-            t = time.perf_counter(); lin_rec = None
-            if fit is None: model = method.classifier(net)
-            else:
-                hp = _read_part(pdir, key, fp, head=True) if resume else None   # a head fitted before an interruption
-                if hp is None:
-                    h = fit(*head_args, epochs=epochs, lr=lr, **lin, **(dict(fast=fast, compiled=compile_attacks) if key == 'rle' else {})); model = h.model
-                    hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(dev).items()}, head=h.model.head.state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
-                    if pdir is not None: atomic_save(hp, pdir / f'{key}-head.pt')
-                else:
-                    model = LinearClassifier(enc, head_args[5], head_args[6]).to(dev); model.head.load_state_dict(hp['head'])
-                    t_resumed += took(f'{key} head', hp)
-                    t -= hp['seconds']   # the piece's seconds count the fit it took
-                seconds[key] = hp['seconds']; lin_rec = hp['linear']; heads[key] = hp['head']
-            r = evaluate_robustness(model, xt, yt, specs, batch_size=batch_size, device=dev, seed=seed, progress=progress, amp=attack_amp,
-                                    autoattack_n=autoattack_n, fast=fast, members=members, chain_autoattack=chain_autoattack, workers=workers, shards=shards,
-                                    compiled=compile_attacks)
-            part = dict(kind='eval_part', key=key, fingerprint=fp, **run_stamp(dev), accs=_accs(r), linear=lin_rec, head_seconds=seconds.get(key),
-                        attack_seconds=r['seconds'], aa_seconds=r['aa_seconds'], worst=r['worst'], aa_check=r['aa_check'], attacks=r['attacks'], aa_chain=r['aa_chain'],
-                        ref_check=r['ref_check'], per_image=r['per_image'],
-                        shards=r['shards'], flags=[f"{label}: {f}" for f in r['flags']], seconds=time.perf_counter() - t)
-            if pdir is not None: atomic_json(part, pdir / f'{key}.json')
-        else:
-            t_resumed += took(key, part)
-            if part['head_seconds'] is not None: seconds[key] = part['head_seconds']
-            if (hp := _read_part(pdir, key, fp, head=True)) is not None: heads[key] = hp['head']
-        if part['linear'] is not None: linear[key] = part['linear']
-        seconds[f'attacks_{key}'] = part['attack_seconds']; aa_seconds[key] = part.get('aa_seconds', {}); worst[key] = part['worst']; aa_check[key] = part['aa_check']
-        ref_check[key] = part['ref_check']; per_image[key] = part['per_image']
-        ran.update(part['attacks']); chain.update(part['aa_chain']); shards_used.add(part['shards']); flags.extend(part['flags'])
-        if key == 'le': metrics.update(part['accs'])
-        else: metrics[key] = part['accs']
-    metrics = {k: metrics[k] for k in [k for k in metrics if k not in ('rle', 'classifier')] + [k for k in ('rle', 'classifier') if k in metrics]}
-    seconds['total'] = time.perf_counter() - t_all + t_resumed
-    res = dict(kind='eval', run=name, method=cfg.method, dataset=ds, epochs=rec.get('epochs_done'), **run_stamp(dev),
-               train=_train_stamp(rec), config=asdict(cfg), metrics=metrics, linear=linear, worst=worst, aa_check=aa_check, ref_check=ref_check,
-               budgets=dict(le_epochs=le_epochs if le else None, le_lr=le_lr if le else None, rle_epochs=rle_epochs if rle else None, rle_lr=rle_lr if rle else None,
-                            train_images=len(ys), train_per_class=train_per_class, test_images=len(yt), n_test=n_test,
-                            autoattack_images=min(autoattack_n or len(yt), len(yt)) if any(s.kind in ('autoattack', 'ref-autoattack') for s in specs.values()) else None,
-                            batch_size=batch_size, seed=seed, amp=amp, attack_amp=attack_amp, fast=fast, compile_attacks=compile_attacks and dev.type == 'cuda', workers=workers, shards=max(shards_used),
-                            chain_autoattack=chain_autoattack, aa_chain=chain,
-                            attacks=ran),   # the specs as run, every attacked head's
-               seconds=seconds, aa_seconds=aa_seconds, flags=flags, resumed=resumed, run_dir=str(run_dir),
-               per_image=_record_images(per_image, data['test_index']))
-    path = _out_path(out, run_dir, f'{name}-eval.json')
+    ev = _Evaluation(net, method, tcfg, cfg, data, out_path(out, run_dir, f'{name}-eval.parts'))
+    done = {k: ev.piece(k) for k in keys}   # a supervised run's own classifier first: the paper's number for it
+    res = _record(ev, name, rec, {k: p for k, (p, _) in done.items()}, t0, run_dir)
+    heads = {k: h for k, (_, h) in done.items() if h is not None}
+    path = out_path(out, run_dir, f'{name}-eval.json')
     if path is not None:
-        if heads: atomic_save(dict(heads, feature_dim=head_args[5], n_classes=head_args[6]), path.with_name(f'{name}-eval-heads.pt'))
+        if heads: atomic_save(dict(heads, feature_dim=ev.dims[0], n_classes=ev.dims[1]), path.with_name(f'{name}-eval-heads.pt'))
         res['path'] = str(atomic_json(res, path))
-        shutil.rmtree(pdir, ignore_errors=True)   # the whole record is written: its pieces are no longer needed
+        shutil.rmtree(ev.pdir, ignore_errors=True)   # the whole record is written: its pieces are no longer needed
     return res
 
-# %% ../nbs/10b_evaluate.ipynb #a3ae927c
+# %% ../nbs/10b_evaluate.ipynb #1b2ef195
 def transfer_eval(run_dir,  # a run folder trained on one CIFAR
                   target_dataset: str,  # the other CIFAR ('cifar10' or 'cifar100')
                   le_epochs: int = 150,  # LE epochs
@@ -264,22 +244,22 @@ def transfer_eval(run_dir,  # a run folder trained on one CIFAR
     dev = next(net.parameters()).device
     tgt = check_name(target_dataset)
     if tgt == cfg.dataset: raise ValueError(f"target_dataset {tgt} is the dataset the run was trained on; use evaluate_run for that")
-    data = eval_data(tgt, train_per_class, n_test, seed, _root(data_root, cfg))
+    data = eval_data(tgt, train_per_class, n_test, seed, run_data_root(data_root, cfg))
     enc = method.encoder(net)
     le = linear_eval(enc, data['train_images'], data['train_labels'], data['test_images'], data['test_labels'], feature_dim(enc, dev),
                      len(data['classes']), epochs=le_epochs, lr=le_lr, device=dev, seed=seed, progress=progress, amp=amp)
     metrics, flags, specs = {'clean': le.test_acc}, [], {}
     if attacks:
-        specs = _specs(attacks)
+        specs = resolve_attacks(attacks, members=False)
         r = evaluate_robustness(le.model, data['test_images'], data['test_labels'], specs, batch_size=batch_size, device=dev, seed=seed,
                                 progress=progress, amp=attack_amp)
-        metrics, flags = _accs(r), r['flags']
+        metrics, flags = {k: v for k, v in r.items() if k not in NOT_METRICS}, r['flags']
     name = Path(run_dir).name
     res = dict(kind='transfer', run=name, method=cfg.method, source=cfg.dataset, target=tgt, dataset=tgt, epochs=rec.get('epochs_done'),
-               **run_stamp(dev), train=_train_stamp(rec), config=asdict(cfg), metrics=metrics,
+               **run_stamp(dev), train=train_stamp(rec), config=asdict(cfg), metrics=metrics,
                budgets=dict(le_epochs=le_epochs, le_lr=le_lr, train_images=len(data['train_labels']), train_per_class=train_per_class,
                             test_images=len(data['test_labels']), n_test=n_test, seed=seed, attacks={k: asdict(s) for k, s in specs.items()}),
                seconds=dict(total=time.perf_counter() - t0), flags=flags, run_dir=str(run_dir))
-    path = _out_path(out, run_dir, f'{name}-transfer-{tgt}.json')
+    path = out_path(out, run_dir, f'{name}-transfer-{tgt}.json')
     if path is not None: res['path'] = str(atomic_json(res, path))
     return res
