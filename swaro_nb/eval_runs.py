@@ -11,16 +11,17 @@ from pathlib import Path
 from .core import as_device, run_stamp, atomic_json
 from .data import check_name
 from .linear import linear_eval
-from .eval_attacks import DEFAULT_ATTACKS
-from .robustness import black_box_matrix
+from .eval_attacks import resolve_attacks
+from .execution import black_box_matrix
+from .eval_config import EvalConfig
 from .runs import load_run
 from .tsne import tsne_plot
 from .tables import comparison_table, paper_comparable, smoke_note
-from .evaluate import (SMOKE, SMOKE_MEMBERS, eval_data, feature_dim, eval_dir, evaluate_run, transfer_eval,
-                               _specs, _train_stamp, _root, _out_path, _cifar, _check_pieces)
+from .evaluate import (eval_data, feature_dim, eval_dir, evaluate_run, transfer_eval, train_stamp, run_data_root, out_path,
+                               cached_cifar, heads_of)
 
 # %% auto #0
-__all__ = ['BLACK_BOX_ATTACKS', 'black_box_table', 'eval_budgets', 'evaluate_runs']
+__all__ = ['BLACK_BOX_ATTACKS', 'black_box_table', 'evaluate_runs']
 
 # %% ../nbs/10d_eval_runs.ipynb #2dbb3d3e
 BLACK_BOX_ATTACKS = ('pgd_linf_8', 'pgd_linf_16')  # Table 4: PGD-20 l_inf at 8/255 and 16/255
@@ -65,17 +66,17 @@ def black_box_table(run_dirs,  # run folders, all trained on the same dataset
     if not run_dirs: raise ValueError("run_dirs is empty")
     names = list(names) if names is not None else [r.name for r in run_dirs]
     if len(names) != len(run_dirs) or len(set(names)) != len(names): raise ValueError(f"need one distinct name per run, got {names}")
-    specs, dev = _specs(attacks), as_device(device)
+    specs, dev = resolve_attacks(attacks, members=False), as_device(device)
     loaded = [load_run(r, dev) for r in run_dirs]
     dsets = {cfg.dataset for _, _, cfg, _ in loaded}
     if len(dsets) > 1: raise ValueError(f"black-box transfer needs runs of one dataset, got {sorted(dsets)}")
     ds = dsets.pop()
-    data = eval_data(ds, train_per_class, n_test, seed, _root(data_root, loaded[0][2]))
+    data = eval_data(ds, train_per_class, n_test, seed, run_data_root(data_root, loaded[0][2]))
     models, runs = {}, {}
     for nm, r, (net, method, cfg, rec) in zip(names, run_dirs, loaded):
         models[nm], kind, acc = _classifier_of(net, method, data, le_epochs, le_lr, dev, seed, progress, amp)
         runs[nm] = dict(run_dir=str(r), method=cfg.method, model=kind, le_test_acc=acc, epochs=rec.get('epochs_done'),
-                        subset_per_class=cfg.subset_per_class, train=_train_stamp(rec))
+                        subset_per_class=cfg.subset_per_class, train=train_stamp(rec))
     matrix, flags = {}, []
     for atk, spec in specs.items():
         m = black_box_matrix(models, data['test_images'], data['test_labels'], spec, batch_size=batch_size, device=dev, seed=seed,
@@ -87,82 +88,64 @@ def black_box_table(run_dirs,  # run folders, all trained on the same dataset
                             test_images=len(data['test_labels']), n_test=n_test, seed=seed, attack_amp=attack_amp,
                             attacks={k: asdict(s) for k, s in specs.items()}),
                seconds=dict(total=time.perf_counter() - t0), flags=flags)
-    path = _out_path(out, name, f'{name}.json')
+    path = out_path(out, name, f'{name}.json')
     if path is not None: res['path'] = str(atomic_json(res, path))
     return res
 
 # %% ../nbs/10d_eval_runs.ipynb #452f1398
-def eval_budgets(smoke: bool = False,  # CPU-sized budgets (`SMOKE`) for those not given
-                 le_epochs: int | None = None,  # LE epochs (default 150)
-                 rle_epochs: int | None = None,  # rLE epochs (default 150)
-                 n_test: int | None = None,  # test images attacked (default all)
-                 train_per_class: int | None = None,  # training images per class for the heads (default all)
-                ) -> dict:  # le_epochs, rle_epochs, n_test, train_per_class, tsne_points, members
-    "Evaluation budgets: each one given, else `SMOKE`'s when `smoke` (and `SMOKE_MEMBERS` for the worst cases), else the paper's (150 epochs, every image)."
-    base = dict(le_epochs=150, rle_epochs=150, n_test=None, train_per_class=None, tsne_points=2000, members=None)
-    if smoke: base.update(SMOKE, tsne_points=300, members=SMOKE_MEMBERS)
-    given = dict(le_epochs=le_epochs, rle_epochs=rle_epochs, n_test=n_test, train_per_class=train_per_class)
-    return {k: given[k] if given.get(k) is not None else v for k, v in base.items()}
-
 def _show_eval(res: dict):
     "Print one evaluation: where its record went, its flags, and a note when the run is below the full budget."
     print(f"{res['run']} ({res['method']}, {res['dataset']}, {res['epochs']} epochs) -> {res['path']}  [{res['seconds']['total']:.1f} s]")
     for f in res['flags']: print(f"  flag: {f}")
     if not paper_comparable(res): print(f"  {smoke_note(res)}")
 
-def _tsne_run(run_dir, dataset, out, n: int, device, seed: int, data_root) -> Path:
+def _tsne_run(run_dir, cfg: EvalConfig, out, n: int) -> Path:
     "The t-SNE map of one run's test-image features, written as `<run>-tsne.png`."
-    ds = check_name(dataset or load_run(run_dir, 'cpu')[2].dataset)
-    te = _cifar(ds, False, data_root)
-    p = _out_path(out, run_dir, f"{Path(run_dir).name}-tsne.png")
-    tsne_plot(run_dir, te.images, te.labels, te.classes, n=n, path=p, device=device, seed=seed)
+    ds = check_name(cfg.dataset or load_run(run_dir, 'cpu')[2].dataset)
+    te = cached_cifar(ds, False, cfg.data_root)
+    p = out_path(out, run_dir, f"{Path(run_dir).name}-tsne.png")
+    tsne_plot(run_dir, te.images, te.labels, te.classes, n=n, path=p, device=cfg.device, seed=cfg.seed)
     print(f"t-SNE: {p}")
     return p
 
+def _head_settings(cfg: EvalConfig) -> dict:
+    "What transfer learning (Table 5) and the black-box matrix (Table 4) take of an evaluation's settings: the LE head's."
+    return dict(le_epochs=cfg.le_epochs, le_lr=cfg.le_lr, train_per_class=cfg.train_per_class, n_test=cfg.n_test, device=cfg.device,
+                batch_size=cfg.batch_size, progress=cfg.progress, data_root=cfg.data_root, seed=cfg.seed, amp=cfg.amp,
+                attack_amp=cfg.attack_amp)
+
 # %% ../nbs/10d_eval_runs.ipynb #6472a23e
 def evaluate_runs(runs: list,  # run folders
+                  cfg: EvalConfig | None = None,  # the evaluation's settings (None: `EvalConfig()`)
                   out=None,  # one folder for every record and plot (None: `eval_dir` of each run, runs/black_box-eval/ for Table 4)
-                  le_epochs: int = 150,  # LE epochs (see `eval_budgets`)
-                  rle_epochs: int = 150,  # rLE epochs
-                  rle: bool = True,  # also rLE
-                  table3: bool = False,  # also BIM / FGSM / Jitter
-                  attacks=DEFAULT_ATTACKS,  # the white-box columns (names from ALL_ATTACKS: add ROCL_ATTACKS, AUTOATTACK_ATTACKS)
                   transfer: str | None = None,  # also LE on this other dataset (Table 5)
                   tsne: bool = False,  # t-SNE map per run
-                  tsne_points: int = 2000,  # points per t-SNE map
+                  tsne_points: int | None = None,  # points per t-SNE map (None: 2000, or 300 for a smoke evaluation)
                   black_box: bool = False,  # black-box matrix over the runs (Table 4)
                   black_box_only: bool = False,  # only the black-box matrix
-                  dataset: str | None = None,  # evaluate on this dataset (default: each run's own)
-                  autoattack_n: int | None = 2000,  # AutoAttack on the first this many test images (see `evaluate_run`)
-                  **common,  # n_test, train_per_class, device, batch_size, progress, data_root, seed: as in `evaluate_run`
+                  **changes,  # EvalConfig fields changed from `cfg`
                  ) -> dict:  # records: eval (list), transfer (list), black_box (record or None), tsne (PNG paths)
     "What `swaro_eval` does: evaluate run folders, print each result and the tables (the paper's beside full-budget runs), write the records."
+    cfg = (cfg or EvalConfig()).replace(**changes).validate()
     dest = eval_dir if out is None else out
-    _specs(attacks, table3)            # fail fast on unknown attacks, a missing or unreadable run, or an unknown dataset, before any work
-    for r in runs:
-        _, method, cfg, _ = load_run(r, 'cpu')
-        if not black_box_only: _check_pieces(method, cfg, check_name(dataset or cfg.dataset), common.get('le', True), rle, r)
-    for d in (dataset, transfer): check_name(d) if d is not None else None
+    for r in runs:   # fail fast on a missing or unreadable run, or one with nothing to evaluate, before any work
+        _, method, tcfg, _ = load_run(r, 'cpu')
+        if not black_box_only: heads_of(method, tcfg, check_name(cfg.dataset or tcfg.dataset), cfg, r)
+    if transfer is not None: check_name(transfer)
     done = dict(eval=[], transfer=[], black_box=None, tsne=[])
     for r in ([] if black_box_only else runs):
-        res = evaluate_run(r, dataset=dataset, le_epochs=le_epochs, rle_epochs=rle_epochs, table3=table3, rle=rle, out=dest,
-                           attacks=attacks, autoattack_n=autoattack_n, **common)
-        done['eval'].append(res); _show_eval(res)
+        res = evaluate_run(r, cfg, out=dest); done['eval'].append(res); _show_eval(res)
     for ds in sorted({r['dataset'] for r in done['eval']}):
         recs = [r for r in done['eval'] if r['dataset'] == ds]
         print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
-        if table3 and ds == 'cifar10': print(comparison_table('table3', recs))
-    heads_only = {k: v for k, v in common.items() if k not in ('members', 'fast', 'compile_attacks', 'workers', 'shards', 'chain_autoattack', 'resume', 'le')}   # what transfer and Table 4 take
+        if cfg.table3 and ds == 'cifar10': print(comparison_table('table3', recs))
     if transfer:
-        done['transfer'] = [transfer_eval(r, transfer, le_epochs=le_epochs, out=dest, **heads_only)
-                            for r in runs]
+        done['transfer'] = [transfer_eval(r, transfer, out=dest, **_head_settings(cfg)) for r in runs]
         for t in done['transfer']: print(f"transfer {t['run']}: {t['source']} -> {t['target']}: {t['metrics']['clean']:.2f}%  -> {t['path']}")
         print(comparison_table('table5', done['transfer']))
-    if tsne:
-        done['tsne'] = [_tsne_run(r, dataset, dest, tsne_points, common.get('device'), common.get('seed', 0), common.get('data_root'))
-                        for r in runs]
+    if tsne: done['tsne'] = [_tsne_run(r, cfg, dest, tsne_points or (300 if cfg.smoke else 2000)) for r in runs]
     if black_box or black_box_only:
-        bb = done['black_box'] = black_box_table(runs, le_epochs=le_epochs, out=dest, **heads_only)
+        bb = done['black_box'] = black_box_table(runs, out=dest, **_head_settings(cfg))
         print(comparison_table('table4', [bb])); print(f"black-box -> {bb['path']}")
         for f in bb['flags']: print(f"  flag: {f}")
         if not paper_comparable(bb): print(smoke_note(bb))
