@@ -28,6 +28,9 @@ class EvalConfig:
     rle: bool = True                  # fit and attack the rLE head (ALF: the head fit on PGD-10 examples)
     rle_epochs: int = 150             # rLE epochs (RoCL: 150)
     rle_lr: float = 0.02              # rLE learning rate (the paper: 0.02)
+    aff: bool = False                 # also fine-tune the whole network adversarially (AFF, ACL's TRADES settings) and attack it
+    aff_epochs: int = 100             # AFF epochs (ACL's CIFAR-10 command: 100, lr / 10 after 39 and 59; scaled to other lengths)
+    aff_lr: float = 0.1               # AFF learning rate (ACL: 0.1)
     dataset: str | None = None        # evaluate on this dataset (None: the one the run was trained on)
     n_test: int | None = None         # seeded random subset of the test set (None: every test image)
     train_per_class: int | None = None  # class-balanced training subset the heads are fit on (None: every training image)
@@ -96,9 +99,9 @@ def _check_fields(c):
 def _check_values(c, n_test_images, n_train_per_class):
     "ConfigError on impossible values."
     def bad(f, why): raise ConfigError(f"{f}: {why}")
-    for f in ('le_epochs', 'rle_epochs', 'batch_size'):
+    for f in ('le_epochs', 'rle_epochs', 'aff_epochs', 'batch_size'):
         if getattr(c, f) < 1: bad(f, f"must be >= 1, got {getattr(c, f)}")
-    for f in ('le_lr', 'rle_lr'):
+    for f in ('le_lr', 'rle_lr', 'aff_lr'):
         if not (math.isfinite(getattr(c, f)) and getattr(c, f) > 0): bad(f, f"must be a finite number > 0, got {getattr(c, f)}")
     for f, top in (('n_test', n_test_images), ('train_per_class', n_train_per_class), ('autoattack_n', None), ('shards', None)):
         v = getattr(c, f)

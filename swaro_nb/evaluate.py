@@ -14,6 +14,7 @@ from fastcore.basics import patch
 from .core import as_device, extract_features, run_stamp, atomic_json, atomic_save, check_int, pack_codes
 from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval, LinearClassifier
+from .aff import adversarial_fine_tune, FineTuned
 from .eval_attacks import resolve_attacks
 from .execution import evaluate_robustness, weights_digest, piece_fingerprint, read_piece
 from .eval_config import EvalConfig
@@ -80,14 +81,14 @@ def own_classifier(method, cfg, ds: str) -> bool:
 
 def heads_of(method, tcfg, ds: str, cfg: EvalConfig, run_dir) -> list:
     "The pieces an evaluation attacks, in order: the run's own classifier (supervised runs), LE, rLE; ValueError when none."
-    keys = (['classifier'] if own_classifier(method, tcfg, ds) else []) + (['le'] if cfg.le else []) + (['rle'] if cfg.rle else [])
+    keys = (['classifier'] if own_classifier(method, tcfg, ds) else []) + [k for k in ('le', 'rle', 'aff') if getattr(cfg, k)]
     if not keys:
         raise ValueError(f"nothing to evaluate in {run_dir}: without the LE and rLE heads a {tcfg.method} run has no classifier "
                          "(only supervised runs - ce, at, trades - are evaluated as their own classifier alone)")
     return keys
 
 # %% ../nbs/10b_evaluate.ipynb #df9d3e89
-LABELS = {'classifier': 'classifier', 'le': 'LE', 'rle': 'rLE'}
+LABELS = {'classifier': 'classifier', 'le': 'LE', 'rle': 'rLE', 'aff': 'AFF'}
 
 @dataclass
 class _Evaluation:
@@ -109,7 +110,8 @@ class _Evaluation:
     def fingerprint(self, key: str) -> str:
         "What piece `key` depends on: the network, the common settings and its head's budget."
         c = self.cfg
-        head = dict(le=dict(epochs=c.le_epochs, lr=c.le_lr), rle=dict(epochs=c.rle_epochs, lr=c.rle_lr)).get(key, {})
+        head = dict(le=dict(epochs=c.le_epochs, lr=c.le_lr), rle=dict(epochs=c.rle_epochs, lr=c.rle_lr),
+                    aff=dict(epochs=c.aff_epochs, lr=c.aff_lr)).get(key, {})
         return piece_fingerprint(self.wd, dict(self.common, piece=key, **head, **(dict(train_per_class=c.train_per_class, amp=c.amp)
                                                                                   if head else {})), self.dev)
 
@@ -130,17 +132,18 @@ def head(self: _Evaluation, key: str, fp: str) -> tuple:
     hp = read_piece(self.pdir, key, fp, head=True) if c.resume else None
     if hp is None:
         t = time.perf_counter()
-        epochs, lr = (c.le_epochs, c.le_lr) if key == 'le' else (c.rle_epochs, c.rle_lr)
+        epochs, lr = getattr(c, f'{key}_epochs'), getattr(c, f'{key}_lr')
         more = dict(fast=c.fast, compiled=c.compile_attacks) if key == 'rle' else {}
-        fit = linear_eval if key == 'le' else robust_linear_eval
+        fit = dict(le=linear_eval, rle=robust_linear_eval, aff=adversarial_fine_tune)[key]
         h = fit(self.enc, d['train_images'], d['train_labels'], d['test_images'], d['test_labels'], *self.dims, epochs=epochs,
                      lr=lr, progress=c.progress, device=self.dev, seed=c.seed, amp=c.amp, **more)
         hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(self.dev).items()},
-                  head=h.model.head.state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
+                  head=(h.model if key == 'aff' else h.model.head).state_dict(), linear=_head_record(h), seconds=time.perf_counter() - t)
         if self.pdir is not None: atomic_save(hp, self.pdir / f'{key}-head.pt')
         return h.model, hp, True
     self.took(f'{key} head', hp)
-    model = LinearClassifier(self.enc, *self.dims).to(self.dev); model.head.load_state_dict(hp['head'])
+    model = (FineTuned if key == 'aff' else LinearClassifier)(self.enc, *self.dims).to(self.dev)
+    (model if key == 'aff' else model.head).load_state_dict(hp['head'])
     return model, hp, False
 
 @patch
@@ -177,14 +180,14 @@ def _record(ev: _Evaluation, name: str, rec: dict, parts: dict, t0: float, run_d
     "The evaluation record of a run from its pieces."
     c, d, by = ev.cfg, ev.data, lambda k: {key: p[k] for key, p in parts.items()}
     metrics = dict(parts['le']['accs']) if 'le' in parts else {}
-    metrics.update({k: parts[k]['accs'] for k in ('rle', 'classifier') if k in parts})
+    metrics.update({k: parts[k]['accs'] for k in ('rle', 'aff', 'classifier') if k in parts})
     seconds = {k: p['head_seconds'] for k, p in parts.items() if p['head_seconds'] is not None}
     seconds.update({f'attacks_{k}': p['attack_seconds'] for k, p in parts.items()},
                    total=time.perf_counter() - t0 + sum(r['seconds'] for r in ev.resumed))
     ran = {k: v for p in parts.values() for k, v in p['attacks'].items()}
     aa = any(s['kind'] in ('autoattack', 'ref-autoattack') for s in ran.values())
     budgets = dict(le_epochs=c.le_epochs if c.le else None, le_lr=c.le_lr if c.le else None, rle_epochs=c.rle_epochs if c.rle else None,
-                   rle_lr=c.rle_lr if c.rle else None, train_images=len(d['train_labels']), train_per_class=c.train_per_class,
+                   rle_lr=c.rle_lr if c.rle else None, **(dict(aff_epochs=c.aff_epochs, aff_lr=c.aff_lr) if c.aff else {}), train_images=len(d['train_labels']), train_per_class=c.train_per_class,
                    test_images=len(d['test_labels']), n_test=c.n_test, autoattack_images=min(c.autoattack_n or 10**9, len(d['test_labels']))
                    if aa else None, batch_size=c.batch_size, seed=c.seed, amp=c.amp, attack_amp=c.attack_amp, fast=c.fast,
                    compile_attacks=c.compile_attacks and ev.dev.type == 'cuda', workers=c.workers, shards=max(by('shards').values()),
@@ -213,10 +216,12 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
     ev = _Evaluation(net, method, tcfg, cfg, data, out_path(out, run_dir, f'{name}-eval.parts'))
     done = {k: ev.piece(k) for k in keys}   # a supervised run's own classifier first: the paper's number for it
     res = _record(ev, name, rec, {k: p for k, (p, _) in done.items()}, t0, run_dir)
-    heads = {k: h for k, (_, h) in done.items() if h is not None}
+    heads = {k: h for k, (_, h) in done.items() if h is not None and k != 'aff'}
     path = out_path(out, run_dir, f'{name}-eval.json')
     if path is not None:
         if heads: atomic_save(dict(heads, feature_dim=ev.dims[0], n_classes=ev.dims[1]), path.with_name(f'{name}-eval-heads.pt'))
+        if done.get('aff', (0, None))[1] is not None:   # the fine-tuned network, in float16 (its weights, not a head)
+            atomic_save({k: v.half() if v.is_floating_point() else v for k, v in done['aff'][1].items()}, path.with_name(f'{name}-eval-aff.pt'))
         res['path'] = str(atomic_json(res, path))
         shutil.rmtree(ev.pdir, ignore_errors=True)   # the whole record is written: its pieces are no longer needed
     return res

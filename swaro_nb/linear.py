@@ -16,10 +16,11 @@ from .encoder import attack_copy, compile_dynamic
 from .eval_attacks import pgd
 
 # %% auto #0
-__all__ = ['LinearClassifier', 'scale_milestones', 'step_lr', 'LinearResult', 'linear_eval', 'robust_linear_eval']
+__all__ = ['check_data', 'LinearClassifier', 'scale_milestones', 'step_lr', 'LinearResult', 'check_hparams', 'linear_eval',
+           'robust_linear_eval']
 
 # %% ../nbs/08_linear_eval.ipynb #641daa60
-def _check_data(images, labels, name: str):
+def check_data(images, labels, name: str):
     "Raise ValueError unless `images` is (N, C, H, W) uint8 or float and `labels` int64 (N,), N > 0."
     if not isinstance(images, torch.Tensor) or images.ndim != 4 or not (images.dtype == torch.uint8 or images.is_floating_point()):
         raise ValueError(f"{name}_images must be a uint8 (or [0,1] float) tensor (N, C, H, W), got {describe(images)}")
@@ -91,7 +92,7 @@ class LinearResult:
     milestones: tuple = ()  # the (scaled) epochs at which the learning rate dropped
     kind: str = 'LE'  # 'LE' or 'rLE'
 
-def _check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma):
+def check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma):
     "Raise ValueError for a bad optimisation hyper-parameter."
     check_int(epochs, 'epochs'); check_int(batch_size, 'batch_size')
     ok = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -110,8 +111,8 @@ def _fit_linear(encoder, train_images, train_labels, test_images, test_labels, f
                 weight_decay, batch_size, milestones, milestone_ref, gamma, augment, device, seed, progress, amp, attack, kind, fast=False, compiled=False):
     "The loop shared by LE and rLE: SGD on a linear head over a frozen encoder; `attack(model, x, y, generator)` makes rLE's inputs."
     t0 = time.perf_counter()
-    _check_data(train_images, train_labels, 'train'); _check_data(test_images, test_labels, 'test')
-    _check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma)
+    check_data(train_images, train_labels, 'train'); check_data(test_images, test_labels, 'test')
+    check_hparams(epochs, lr, momentum, weight_decay, batch_size, gamma)
     check_int(n_classes, 'n_classes')
     lo, hi = int(train_labels.min()), int(train_labels.max())
     if lo < 0 or hi >= n_classes: raise ValueError(f"train labels must lie in [0, {n_classes}), got [{lo}, {hi}]")
