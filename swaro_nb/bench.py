@@ -8,7 +8,7 @@ import json, tempfile
 from pathlib import Path
 import numpy as np
 import torch
-from .core import run_stamp, flop_counter
+from .core import run_stamp, flop_counter, median_ms
 from .config import make_config
 from .encoder import fold_bn
 from .train import Trainer, init_distributed
@@ -21,12 +21,7 @@ __all__ = ['matmul_peak_tflops', 'step_flops', 'bench_config', 'benchmark', 'pro
 def matmul_peak_tflops(device='cuda', n: int = 8192, reps: int = 20) -> float:
     "Measured bf16 matrix-multiply throughput of the card (TFLOP/s), the ceiling for FLOP fractions."
     a = torch.randn(n, n, device=device, dtype=torch.bfloat16); b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
-    for _ in range(3): a @ b
-    torch.cuda.synchronize(); s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(reps): a @ b
-    e.record(); torch.cuda.synchronize()
-    return 2 * n ** 3 * reps / (s.elapsed_time(e) / 1e3) / 1e12
+    return 2 * n ** 3 / (median_ms(lambda: a @ b, 3, 1, inner=reps, device=device) / 1e3) / 1e12
 
 def step_flops(tr: 'Trainer',  # a trainer (its method, model and data)
                n: int = 16,        # images in the counted step (FLOPs per image do not depend on it but for the loss's tiny B^2 part)

@@ -12,8 +12,8 @@ import torch
 # %% auto #0
 __all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'to_float', 'eval_mode',
            'extract_features', 'flop_counter', 'git_commit', 'device_name', 'run_stamp', 'atomic_save', 'atomic_json',
-           'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record', 'pack_bits', 'unpack_bits',
-           'pack_codes', 'unpack_codes']
+           'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record', 'median_ms', 'pack_bits',
+           'unpack_bits', 'pack_codes', 'unpack_codes']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -214,6 +214,31 @@ def show_record(name: str, columns: list | None = None, **kw) -> str:
     return record_table(p, columns, **kw)
 
 # %% ../nbs/00a_core.ipynb #6c056894
+def median_ms(fn: Callable,  # what to time (no arguments)
+              warmup: int = 3,  # calls before timing (compilation, caches, cuDNN's choices)
+              reps: int = 10,  # timings taken; their median is returned
+              inner: int = 1,  # calls per timing (short calls: time several together)
+              device=None,  # the device fn runs on (default: CUDA when available)
+             ) -> float:  # median milliseconds per call
+    "Median wall time of fn() in milliseconds: CUDA events on a GPU, the host clock on the CPU."
+    import statistics, time
+    dev = as_device(device)
+    for _ in range(warmup): fn()
+    ts = []
+    for _ in range(reps):
+        if dev.type == 'cuda':
+            torch.cuda.synchronize(dev)
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(inner): fn()
+            e.record(); e.synchronize(); ts.append(s.elapsed_time(e) / inner)
+        else:
+            t = time.perf_counter()
+            for _ in range(inner): fn()
+            ts.append((time.perf_counter() - t) * 1e3 / inner)
+    return statistics.median(ts)
+
+# %% ../nbs/00a_core.ipynb #837607fe
 def pack_bits(mask  # a boolean vector (tensor, array or list)
              ) -> str:  # base64 of its bits, bit i of byte i // 8 being entry i (little-endian bit order)
     "A boolean vector as compact text (the per-image correctness an evaluation record keeps)."
