@@ -238,7 +238,7 @@ def median_ms(fn: Callable,  # what to time (no arguments)
             ts.append((time.perf_counter() - t) * 1e3 / inner)
     return statistics.median(ts)
 
-# %% ../nbs/00a_core.ipynb #837607fe
+# %% ../nbs/00a_core.ipynb #90e231c5
 def pack_bits(mask  # a boolean vector (tensor, array or list)
              ) -> str:  # base64 of its bits, bit i of byte i // 8 being entry i (little-endian bit order)
     "A boolean vector as compact text (the per-image correctness an evaluation record keeps)."

@@ -22,7 +22,7 @@ from .runs import load_run
 
 # %% auto #0
 __all__ = ['NOT_METRICS', 'LABELS', 'cached_cifar', 'eval_data', 'feature_dim', 'train_stamp', 'run_data_root', 'eval_dir',
-           'out_path', 'own_classifier', 'heads_of', 'evaluate_run', 'transfer_eval']
+           'out_path', 'own_classifier', 'heads_of', 'evaluate_run', 'evaluate_classifiers', 'transfer_eval']
 
 # %% ../nbs/10b_evaluate.ipynb #27673441
 NOT_METRICS = ('n', 'n_autoattack', 'seconds', 'aa_seconds', 'worst', 'aa_check', 'ref_check', 'aa_chain', 'shards', 'attacks',
@@ -92,16 +92,20 @@ LABELS = {'classifier': 'classifier', 'le': 'LE', 'rle': 'rLE', 'aff': 'AFF'}
 
 @dataclass
 class _Evaluation:
-    "What the pieces of one run's evaluation share."
+    "What the pieces of one evaluation share: a run's network, method and config, or ready classifiers (`given`)."
     net: nn.Module; method: object; tcfg: object; cfg: EvalConfig; data: dict; pdir: Path | None
+    given: dict = field(default_factory=dict)   # piece -> a classifier attacked as it is (no head fitted)
+    label: str | None = None   # the method's name in the record when there is no run config
     resumed: list = field(default_factory=list)
 
     def __post_init__(self):
         self.dev = next(self.net.parameters()).device
-        self.enc = self.method.encoder(self.net)
-        self.dims = (feature_dim(self.enc, self.dev), len(self.data['classes']))
+        self.enc = None if self.method is None else self.method.encoder(self.net)
+        self.dims = None if self.enc is None else (feature_dim(self.enc, self.dev), len(self.data['classes']))
+        self.label = self.label or self.tcfg.method
         c, self.wd = self.cfg, weights_digest(self.net)   # once: the pieces differ only in their settings
-        self.common = dict(dataset=self.data['dataset'], config=asdict(self.tcfg), n_test=c.n_test, seed=c.seed, attack_amp=c.attack_amp,
+        self.common = dict(dataset=self.data['dataset'], config=self.tcfg and asdict(self.tcfg), n_test=c.n_test, seed=c.seed,
+                           attack_amp=c.attack_amp,
                            autoattack_n=c.autoattack_n, batch_size=c.batch_size, fast=c.fast, chain_autoattack=c.chain_autoattack,
                            shards=c.shards or (len(c.workers) if c.workers else 1), smoke=c.smoke,
                            specs={k: asdict(s) for k, s in resolve_attacks(c.columns(), members=False).items()},
@@ -127,6 +131,7 @@ def _head_record(h) -> dict:
 @patch
 def head(self: _Evaluation, key: str, fp: str) -> tuple:
     "The classifier of piece `key`, its head record and whether it was fitted now (else an interrupted call fitted it)."
+    if key in self.given: return self.given[key], None, True
     if key == 'classifier': return self.method.classifier(self.net), None, True
     c, d = self.cfg, self.data
     hp = read_piece(self.pdir, key, fp, head=True) if c.resume else None
@@ -192,11 +197,11 @@ def _record(ev: _Evaluation, name: str, rec: dict, parts: dict, t0: float, run_d
                    if aa else None, batch_size=c.batch_size, seed=c.seed, amp=c.amp, attack_amp=c.attack_amp, fast=c.fast,
                    compile_attacks=c.compile_attacks and ev.dev.type == 'cuda', workers=c.workers, shards=max(by('shards').values()),
                    chain_autoattack=c.chain_autoattack, aa_chain={k: v for p in parts.values() for k, v in p['aa_chain'].items()}, attacks=ran)
-    return dict(kind='eval', run=name, method=ev.tcfg.method, dataset=d['dataset'], epochs=rec.get('epochs_done'), **run_stamp(ev.dev),
-                train=train_stamp(rec), config=asdict(ev.tcfg), eval_config=asdict(c), metrics=metrics,
+    return dict(kind='eval', run=name, method=ev.label, dataset=d['dataset'], epochs=rec.get('epochs_done'), **run_stamp(ev.dev),
+                train=train_stamp(rec), config=ev.tcfg and asdict(ev.tcfg), eval_config=asdict(c), metrics=metrics,
                 linear={k: p['linear'] for k, p in parts.items() if p['linear'] is not None}, worst=by('worst'), aa_check=by('aa_check'),
                 ref_check=by('ref_check'), budgets=budgets, seconds=seconds, aa_seconds=by('aa_seconds'),
-                flags=[f for p in parts.values() for f in p['flags']], resumed=ev.resumed, run_dir=str(run_dir),
+                flags=[f for p in parts.values() for f in p['flags']], resumed=ev.resumed, run_dir=run_dir and str(run_dir),
                 per_image=_record_images(by('per_image'), d['test_index']))
 
 # %% ../nbs/10b_evaluate.ipynb #b5b978d7
@@ -224,6 +229,31 @@ def evaluate_run(run_dir,  # a run folder (see `load_run`)
             atomic_save({k: v.half() if v.is_floating_point() else v for k, v in done['aff'][1].items()}, path.with_name(f'{name}-eval-aff.pt'))
         res['path'] = str(atomic_json(res, path))
         shutil.rmtree(ev.pdir, ignore_errors=True)   # the whole record is written: its pieces are no longer needed
+    return res
+
+# %% ../nbs/10b_evaluate.ipynb #d4eb02cc
+def evaluate_classifiers(classifiers: dict,  # piece -> classifier on [0,1] images ('classifier' for a model on its own; 'le', 'rle')
+                         name: str,  # what the record calls it (its file: `<name>-eval.json`)
+                         cfg: EvalConfig | None = None,  # the evaluation's settings (heads are not fitted: only the attacks apply)
+                         out=None,  # folder for the record, or a function of `name` giving one (None: write nothing)
+                         dataset: str = 'cifar10',  # the test set (when cfg.dataset is None)
+                         method: str = 'classifier',  # what the record calls its method
+                         train: dict | None = None,  # what is known of its training (card, commit, date, epochs_done, ...)
+                         **changes,  # EvalConfig fields changed from `cfg`
+                        ) -> dict:  # the results record
+    "Ready classifiers attacked with the evaluation's columns, worst cases, checks and per-image record; written to `out/<name>-eval.json`."
+    t0 = time.perf_counter()
+    cfg = (cfg or EvalConfig()).replace(**changes).validate()
+    if not isinstance(classifiers, dict) or not classifiers or not all(isinstance(m, nn.Module) for m in classifiers.values()):
+        raise ValueError("classifiers must be a non-empty dict piece -> nn.Module (a classifier on [0,1] images)")
+    ds, dev = check_name(cfg.dataset or dataset), as_device(cfg.device)
+    data = dict(eval_data(ds, cfg.train_per_class, cfg.n_test, cfg.seed, cfg.data_root), dataset=ds)
+    given = {k: m.to(dev).eval() for k, m in classifiers.items()}
+    ev = _Evaluation(nn.ModuleDict(given), None, None, cfg, data, out_path(out, name, f'{name}-eval.parts'), given=given, label=method)
+    parts = {k: ev.piece(k)[0] for k in given}
+    res = _record(ev, name, dict(train or {}), parts, t0, None)
+    path = out_path(out, name, f'{name}-eval.json')
+    if path is not None: res['path'] = str(atomic_json(res, path)); shutil.rmtree(ev.pdir, ignore_errors=True)
     return res
 
 # %% ../nbs/10b_evaluate.ipynb #1b2ef195
