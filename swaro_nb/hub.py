@@ -6,11 +6,11 @@
 from __future__ import annotations
 import dataclasses, hashlib, io, json, math, os, re, shutil, urllib.request, warnings
 from pathlib import Path
+import numpy as np
 import torch
 import torch.nn as nn
 
 from .core import as_device, atomic_json, atomic_save, extract_features
-from .data import file_digest
 from .encoder import ResNet18
 from .methods import get_method
 from .runs import load_run, config_from_dict
@@ -82,7 +82,8 @@ def _heads_file(obj) -> dict:
     where = f'heads file {obj}' if isinstance(obj, (str, os.PathLike)) else 'heads'
     if isinstance(obj, (str, os.PathLike)):
         try: obj = torch.load(obj, map_location='cpu', weights_only=True)
-        except Exception as e: raise WeightsError(f"{where} cannot be read ({type(e).__name__}: {str(e)[:200]})") from None
+        except Exception as e:
+            raise WeightsError(f"{where} cannot be read ({type(e).__name__}: {str(e)[:200]})") from None
     if not isinstance(obj, dict): raise WeightsError(f"{where} must be a dict {{'le': state_dict, 'rle': state_dict}}")
     return obj
 
@@ -174,7 +175,8 @@ def pack_pretrained(run_dir,  # a run folder (see `swaro_nb.runs.load_run`)
     tr = Path(train_record) if train_record else (found or [None])[0]
     entry = dict(run=rec['run'], method=cfg.method, dataset=cfg.dataset, epochs=rec.get('epochs_done'),
                  config=dataclasses.asdict(cfg), train_record=_rel(tr) if tr else None,
-                 records=[_rel(r) for r in records], feature_dim=fdim, n_classes=n_classes, heads=head_entries, files=files)
+                 records=[_rel(r) for r in records], feature_dim=fdim, n_classes=n_classes, heads=head_entries,
+                 files=files)
     _write_model(Path(dest) if dest is not None else weights_dir(), name, entry, parts, budget_bytes, piece_bytes)
     return entry
 
@@ -195,7 +197,7 @@ def _get(url: str) -> bytes:
 
 def _fix(kind: str, loc, rel: str) -> str:
     "How to get a piece back."
-    if kind == 'repo': return f"restore it with `git checkout -- weights/{rel}` (pieces are plain git files, no git-lfs)"
+    if kind == 'repo': return f"restore it with `git checkout -- weights/{rel}` (plain git files, no git-lfs)"
     if kind == 'dir': return f"copy {rel} into {loc} again from where that folder came from"
     return f"check that {loc}/{rel} is served; it is downloaded again on the next call"
 
@@ -208,9 +210,9 @@ def read_manifest(root=None  # the repository's weights/ (None), a folder, or an
         try: atomic_json(json.loads(_get(f'{loc}/{MANIFEST}')), path)
         except OSError as e:
             if not path.is_file():
-                raise WeightsError(f"cannot download {loc}/{MANIFEST} ({e}): check the address and the network") from None
+                raise WeightsError(f"cannot download {loc}/{MANIFEST} ({e}): check the address, the network") from None
             warnings.warn(f"cannot download {loc}/{MANIFEST} ({e}); using the copy cached at {path}")
-        except ValueError: raise WeightsError(f"{loc}/{MANIFEST} is not JSON: is {loc} a weights folder's address?") from None
+        except ValueError: raise WeightsError(f"{loc}/{MANIFEST} is not JSON: is {loc} a weights folder?") from None
     if not path.is_file():
         raise WeightsError(f"no {MANIFEST} in {loc}: " + (
             "a clone of the repository has weights/ (a pip install or a checkout without weights/ does not); pass "
@@ -256,6 +258,7 @@ def _read_files(name: str, entry: dict, stems, root) -> dict:
                                f"the file the manifest lists; {_fix(kind, loc, MANIFEST)}")
     return out
 
+# %% ../nbs/10e_hub.ipynb #67dd2d72
 def list_pretrained(root=None  # the repository's weights/ (None), a folder, or an http(s) base address
                    ) -> list:  # model names, sorted
     "Names of the models a weights root holds (none when the checkout has no weights/)."
@@ -303,7 +306,7 @@ def check_pretrained(name: str,  # a name `list_pretrained` gives
                      data_root=None,  # CIFAR data root (see `swaro_nb.data.data_root`)
                      device=None,  # where to run (default: CUDA if available)
                      sds: float = 4.0,  # standard deviations of the sampling spread allowed
-                    ) -> dict:  # name, head, n, acc, record, record_images, tol, ok
+                    ) -> dict:  # name, head, n, acc, record, record_images, tol, ok, index, correct
     "Clean accuracy of a packed classifier on the first `n` test images of its record, against the record's."
     e = pretrained_info(name, root)
     h = e['heads'].get(head) or {}
@@ -315,11 +318,12 @@ def check_pretrained(name: str,  # a name `list_pretrained` gives
     x, y = data['test_images'][:n], data['test_labels'][:n]
     dev = as_device(device)
     model = load_pretrained(name, head, root, dev)
-    acc = 100 * (extract_features(model, x, 256, dev, amp=False).argmax(1).cpu() == y).double().mean().item()
+    correct = extract_features(model, x, 256, dev, amp=False).argmax(1).cpu() == y
+    acc = 100 * correct.double().mean().item()
     N, k, p = len(data['test_labels']), len(y), h['metrics']['clean'] / 100
     tol = 100 * (sds * math.sqrt(p * (1 - p) / k * (N - k) / max(N - 1, 1)) + 1 / k)
     return dict(name=name, head=head, n=k, acc=acc, record=100 * p, record_images=N, tol=tol,
-                ok=abs(acc - 100 * p) <= tol)
+                ok=abs(acc - 100 * p) <= tol, index=data['test_index'][:n], correct=correct)
 
 # %% ../nbs/10e_hub.ipynb #bb05f78e
 _RB_MODULE = '''"""@DOC@
@@ -378,7 +382,7 @@ def load_model(path=None, device='cpu'):
     return model.to(device).eval()
 '''
 
-# %% ../nbs/10e_hub.ipynb #ad7a5d1a
+# %% ../nbs/10e_hub.ipynb #23b8d2e9
 PROJECT_URL = 'https://github.com/swaro-nb/swaro_nb'
 _THREATS = {'Linf': ('linf_8', '8/255', 'l_inf'), 'L2': ('l2_05', '0.5', 'l_2')}  # RobustBench's threat model: ours
 
@@ -406,8 +410,9 @@ def robustbench_info(name: str,  # a name `list_pretrained` gives
             f"Clean accuracy on {n:,} of the 10,000 test images (a seeded random subset, seed {b.get('seed', 0)}), "
             "not all of them." if n < 10000 else "Clean accuracy on all 10,000 test images."]
     if ref is not None: note.append(f"Reference AutoAttack (standard, {norm} {eps}) on the first {n_aa:,} of them.")
-    else: note.append(f"No reference AutoAttack was run for this record, so autoattack_acc is empty; 'reported' is the "
-                      f"per-image worst case of the evaluation's white-box attacks at {norm} {eps} on those {n:,} images.")
+    else: note.append("No reference AutoAttack was run for this record, so autoattack_acc is empty" + (
+        f"; 'reported' is the per-image worst case of the evaluation's white-box attacks at {norm} {eps} on those "
+        f"{n:,} images." if m.get(col) is not None else "."))
     w = e['config']['width']
     info = dict(link=PROJECT_URL, name=f"swaro_nb {e['method']} ({e['run']}, {head.upper()} head)", authors='',
                 additional_data=False, number_forward_passes=1, dataset=e['dataset'], venue='Unpublished',
@@ -415,6 +420,7 @@ def robustbench_info(name: str,  # a name `list_pretrained` gives
                 reported=pct(m.get(col)), autoattack_acc=pct(ref), footnote=' '.join(note))
     return {**info, **fields}
 
+# %% ../nbs/10e_hub.ipynb #1e4f82be
 def export_robustbench(name: str,  # a name `list_pretrained` gives
                        out,  # the folder to write into (created if missing)
                        head: str = 'le',  # 'le' or 'rle'
@@ -423,7 +429,7 @@ def export_robustbench(name: str,  # a name `list_pretrained` gives
                        model_name: str | None = None,  # RobustBench's <Name><Year><FirstWordOfTitle> (default: `name`)
                        **fields,  # model_info fields to set (see `robustbench_info`)
                       ) -> dict:  # {'module', 'state_dict', 'model_info'}: the paths written
-    "Write a packed classifier as a module needing only torch, its float32 `state_dict` and its RobustBench `model_info`."
+    "Write a packed classifier as a module needing only torch, its float32 `state_dict`, its RobustBench `model_info`."
     info = robustbench_info(name, head, threat_model, root, **fields)
     model = load_pretrained(name, head, root, 'cpu')
     if type(model.encoder) is not ResNet18:
@@ -432,7 +438,8 @@ def export_robustbench(name: str,  # a name `list_pretrained` gives
     ident = re.sub(r'\W', '_', model_name or name)
     ident = ident if ident[0].isalpha() else f'm_{ident}'
     cls = ''.join(w[:1].upper() + w[1:] for w in ident.split('_')) or 'Model'
-    mean, std = (repr(t.flatten().tolist()) for t in (norm.mean, norm.std)) if norm is not None else ('None', 'None')
+    f32 = lambda t: f"[{', '.join(str(np.float32(v)) for v in t.flatten().tolist())}]"   # shortest exact float32 text
+    mean, std = (f32(norm.mean), f32(norm.std)) if norm is not None else ('None', 'None')
     subs = {'@DOC@': f"{info['name']}: {info['architecture']} on {info['dataset']}", '@CLASS@': cls, '@MEAN@': mean,
             '@STD@': std, '@WIDTH@': str(model.encoder.width), '@NCLS@': str(model.head.out_features)}
     src = _RB_MODULE

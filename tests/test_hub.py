@@ -224,6 +224,38 @@ def test_pack_tool(packed, tmp_path):
     assert r.returncode == 1 and 'error: run folder' in r.stderr and 'does not exist' in r.stderr, r.stderr
 
 
+def test_export_with_normalisation(tmp_path):
+    "An ACL encoder (ImageNet normalisation inside it, its dual batch norms resolved) exports with its mean and std, exactly."
+    from swaro_nb.baselines import baseline_config
+    cfg = baseline_config('acl', 'smoke', name='acl', width=8, proj_hidden=64, subset_per_class=10, batch_size=50)
+    untrained_run(tmp_path / 'acl', cfg, load_cifar('cifar10').images[:256].float() / 255)
+    rec = tmp_path / 'acl-eval.json'
+    rec.write_text(json.dumps(dict(kind='eval', run='acl', dataset='cifar10', metrics=dict(clean=12.0), budgets=dict(test_images=10000))))
+    head = dict(le=dict(weight=torch.randn(10, 64), bias=torch.randn(10)))
+    hub.pack_pretrained(tmp_path / 'acl', heads=head, records=[rec], dest=tmp_path / 'w')
+    paths = hub.export_robustbench('acl', tmp_path / 'rb', root=tmp_path / 'w')
+    assert 'mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]' in paths['module'].read_text()
+    x = torch.rand(8, 3, 32, 32); torch.save(x, tmp_path / 'x.pt')
+    code = (f"import sys, torch; sys.path.insert(0, {str(tmp_path / 'rb')!r}); import acl as M; "
+            f"torch.save(M.load_model()(torch.load({str(tmp_path / 'x.pt')!r})).detach(), {str(tmp_path / 'y.pt')!r})")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env={**os.environ, 'PYTHONPATH': ''})
+    assert r.returncode == 0, r.stderr
+    with torch.no_grad(): torch.testing.assert_close(torch.load(tmp_path / 'y.pt'), hub.load_pretrained('acl', 'le', tmp_path / 'w', 'cpu')(x), rtol=0, atol=0)
+    info = json.loads(paths['model_info'].read_text())
+    assert info['footnote'].count('all 10,000 test images') == 1 and info['reported'] is None and info['footnote'].endswith('is empty.')
+
+
+def test_full_size_pieces(tmp_path):
+    "A ResNet-18 of width 64 packs into two encoder pieces of at most 15 MiB (about 22 MB in float16); six such models fit the budget."
+    untrained_run(tmp_path / 'big', make_config('c10-200', name='big'), load_cifar('cifar10').images[:64].float() / 255)
+    e = hub.pack_pretrained(tmp_path / 'big', dest=tmp_path / 'w')
+    sizes = [p['bytes'] for p in e['files']['encoder']['pieces']]
+    assert len(sizes) == 2 and sizes[0] == 15 * 2**20 and 21e6 < sum(sizes) < 23e6, sizes
+    assert 6 * sum(sizes) < hub.BUDGET_BYTES < 7 * sum(sizes)
+    enc = hub.load_pretrained('big', None, tmp_path / 'w', 'cpu')
+    assert enc.width == 64 and enc(torch.rand(2, 3, 32, 32)).shape == (2, 512)
+
+
 def test_import_needs_no_weights(tmp_path):
     "A checkout without weights/ (the GPU host's sparse checkout, a pip install) imports the hub and lists no models."
     code = "import swaro_nb.hub as h; assert h.list_pretrained() == []; print('ok')"
