@@ -341,7 +341,7 @@ def target_labels(y: torch.Tensor,  # (B,) true labels
     "The target rule of every targeted attack here: t = (y + 1) mod n_classes."
     return (y + 1) % n_classes
 
-# %% ../nbs/07_eval_attacks.ipynb #41006c4e
+# %% ../nbs/07_eval_attacks.ipynb #1699d64c
 def run_attack(model: nn.Module,  # classifier on [0,1] images, in eval mode
                x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
                y: torch.Tensor,  # (B,) true labels
