@@ -1,0 +1,38 @@
+#!/usr/bin/env python
+"""Pack a run's float16 encoder and its LE/rLE heads into weights/ (swaro_nb.hub.pack_pretrained), then check it loads.
+
+  python tools/pack_weights.py RUN_DIR [--name NAME] [--record results/eval/RUN-eval.json ...] [--heads FILE] [--dest weights]
+
+RUN_DIR is a run folder (checkpoint.pt, or config.json + weights.pt). Each --record is an evaluation record of that run;
+the heads it evaluated are taken from the `<run>-eval-heads.pt` beside it (or from --heads). Refuses, writing nothing,
+when weights/ would pass its 150 MB budget. After packing, every head with a record is checked against it on the first
+200 of the record's test images (--check 0 skips it; it needs CIFAR under the data root)."""
+import argparse, sys
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from swaro_nb.hub import WeightsError, check_pretrained, pack_pretrained
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('run_dir', help='the run folder')
+    ap.add_argument('--name', default=None, help="the model's name in weights/ (default: the run folder's name)")
+    ap.add_argument('--record', action='append', default=[], help='an evaluation record of the run (repeatable)')
+    ap.add_argument('--heads', default=None, help="a heads file {'le': state_dict, 'rle': state_dict} (default: beside each record)")
+    ap.add_argument('--dest', default=None, help="the weights folder (default: this checkout's weights/)")
+    ap.add_argument('--check', type=int, default=200, help='test images of the check against each record (0: no check)')
+    a = ap.parse_args(argv)
+    try: e = pack_pretrained(a.run_dir, a.name, heads=a.heads, records=a.record, dest=a.dest)
+    except (WeightsError, ValueError) as err: sys.exit(f'error: {err}')
+    name = a.name or Path(a.run_dir).resolve().name
+    mb = sum(f['bytes'] for f in e['files'].values()) / 1e6
+    print(f"{name}: {mb:.1f} MB in {sum(len(f['pieces']) for f in e['files'].values())} pieces, heads: {', '.join(e['heads']) or 'none'}")
+    bad = 0
+    for h, v in e['heads'].items():
+        if a.check and v.get('metrics'):
+            r = check_pretrained(name, h, n=a.check, root=a.dest)
+            print(f"  {h}: {r['acc']:.2f}% on {r['n']} test images, record {r['record']:.2f}% on {r['record_images']} "
+                  f"(allowed difference {r['tol']:.2f}): {'ok' if r['ok'] else 'MISMATCH'}")
+            bad += not r['ok']
+    return 1 if bad else 0
+
+if __name__ == '__main__': sys.exit(main())
