@@ -15,12 +15,13 @@ from .encoder import ResNet18
 from .methods import get_method
 from .runs import load_run, config_from_dict
 from .linear import LinearClassifier
-from .evaluate import eval_data, feature_dim
+from .evaluate import eval_data, feature_dim, evaluate_classifiers
+from .eval_config import EvalConfig
 
 # %% auto #0
 __all__ = ['PIECE_BYTES', 'BUDGET_BYTES', 'MANIFEST', 'MANIFEST_VERSION', 'ABOUT', 'PROJECT_URL', 'WeightsError', 'weights_dir',
            'cache_dir', 'split_blob', 'pack_pretrained', 'read_manifest', 'list_pretrained', 'pretrained_info',
-           'load_pretrained', 'check_pretrained', 'robustbench_info', 'export_robustbench']
+           'load_pretrained', 'check_pretrained', 'evaluate_pretrained', 'robustbench_info', 'export_robustbench']
 
 # %% ../nbs/10e_hub.ipynb #2aaebb68
 PIECE_BYTES = 15 << 20  # the largest piece: 15 MiB (the GPU host returns files of at most 16 MiB)
@@ -322,10 +323,42 @@ def check_pretrained(name: str,  # a name `list_pretrained` gives
     acc = 100 * correct.double().mean().item()
     N, k, p = len(data['test_labels']), len(y), h['metrics']['clean'] / 100
     tol = 100 * (sds * math.sqrt(p * (1 - p) / k * (N - k) / max(N - 1, 1)) + 1 / k)
-    return dict(name=name, head=head, n=k, acc=acc, record=100 * p, record_images=N, tol=tol,
-                ok=abs(acc - 100 * p) <= tol, index=data['test_index'][:n], correct=correct)
+    out = dict(name=name, head=head, n=k, acc=acc, record=100 * p, record_images=N, tol=tol,
+               ok=abs(acc - 100 * p) <= tol, index=data['test_index'][:n], correct=correct, exact=False)
+    bits = _record_bits(h.get('record'), head)   # the record's own per-image correctness, when it has it: an exact check
+    if bits is not None:
+        wrong = int((torch.as_tensor(bits[:k]) != correct).sum())
+        out.update(exact=True, differ=wrong, ok=wrong <= max(1, k // 100))   # float16 weights may flip an image on the boundary
+    return out
+
+def _record_bits(path, head: str):
+    "The clean per-image correctness of `head` in an evaluation record file (this checkout's or a folder's), or None."
+    from swaro_nb.core import unpack_bits
+    f = None if path is None else (Path(path) if Path(path).is_absolute() else _repo_root() / path)
+    try: pi = json.loads(f.read_text())['per_image']
+    except Exception: return None   # no such file here, or a record made before per-image data
+    c = pi.get('correct', {}).get(head, {}).get('clean')
+    return None if c is None else unpack_bits(c, pi['n'])
 
 # %% ../nbs/10e_hub.ipynb #bb05f78e
+def evaluate_pretrained(name: str,  # a name `list_pretrained` gives
+                        cfg: EvalConfig | None = None,  # the evaluation's settings (its heads are not fitted: the committed ones are attacked)
+                        out=None,  # folder for `<name>-eval.json` (None: write nothing)
+                        root=None,  # the repository's weights/ (None), a folder, or an http(s) base address
+                        heads=None,  # which committed heads to attack (None: every one the model has)
+                        **changes,  # EvalConfig fields changed from `cfg`
+                       ) -> dict:  # the evaluation record
+    "A committed model's classifiers attacked with the evaluation's columns, on its record's test images unless told otherwise."
+    e = pretrained_info(name, root)
+    heads = list(heads or [h for h in ('le', 'rle') if h in e['heads']])
+    if not heads: raise WeightsError(f"model {name!r} has no head to attack; load_pretrained({name!r}, None) gives its encoder")
+    b = next((e['heads'][h]['budgets'] for h in heads if (e['heads'].get(h) or {}).get('budgets')), None) or {}
+    cfg = (cfg or EvalConfig()).replace(**{'n_test': b.get('n_test'), 'seed': b.get('seed', 0), **changes})
+    models = {h: load_pretrained(name, h, root, cfg.device) for h in heads}
+    return evaluate_classifiers(models, name, cfg, out, dataset=e['dataset'], method=e['method'],
+                                train=dict(epochs_done=e['epochs'], weights=f'{name} (committed, float16)'))
+
+# %% ../nbs/10e_hub.ipynb #2cfaa5e6
 _RB_MODULE = '''"""@DOC@
 
 Written by swaro_nb.hub.export_robustbench: the whole model, only torch needed; inputs are images in [0, 1]."""
@@ -382,7 +415,7 @@ def load_model(path=None, device='cpu'):
     return model.to(device).eval()
 '''
 
-# %% ../nbs/10e_hub.ipynb #23b8d2e9
+# %% ../nbs/10e_hub.ipynb #5dc5334a
 PROJECT_URL = 'https://github.com/swaro-nb/swaro_nb'
 _THREATS = {'Linf': ('linf_8', '8/255', 'l_inf'), 'L2': ('l2_05', '0.5', 'l_2')}  # RobustBench's threat model: ours
 
