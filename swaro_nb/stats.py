@@ -127,7 +127,7 @@ def _same_images(recs: list) -> int | None:
                              f"(compare evaluations with the same test images, i.e. the same n_test and seed)")
     return len(idx[0][1])
 
-def _seed_range(v: list) -> str: return f"{min(v):.2f}–{max(v):.2f} ({len(v)})"
+def _seed_range(v: list) -> str: return f"{min(v):.2f}–{max(v):.2f} ({len(v)})" if len(v) > 1 else f"{v[0]:.2f} (1)"
 
 def compare_records(a: list,  # eval records of method A (one per seed)
                     b: list,  # eval records of method B
@@ -171,7 +171,7 @@ def tested_note(*frames) -> str:
     "One line: how many columns the frames test, each at 95% on its own."
     k = sum(f.attrs.get('tested', 0) for f in frames)
     return (f"{k} column{'s' * (k != 1)} tested at 95% each, no multiplicity correction (about one in 20 columns "
-            f"without a true difference shows one by chance)" if k else "no column tested: every verdict is unresolved")
+            f"without a true difference shows one by chance)" if k else "No column tested: every verdict is unresolved")
 
 # %% ../nbs/07b_stats.ipynb #dc852170
 VERDICT_COLOURS = {'ahead': '#1a9850', 'behind': '#d73027', 'no clear difference': '#3b6fb6', 'unresolved': '#9a9a9a'}
@@ -187,7 +187,7 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     rows = list(dict.fromkeys(c for df in comparisons.values() for c in df['column']))
-    fig, axes = plt.subplots(1, len(comparisons), sharey=True, squeeze=False, layout='constrained',
+    fig, axes = plt.subplots(1, len(comparisons), sharex=True, sharey=True, squeeze=False, layout='constrained',
                              figsize=(1.6 + 3.8 * len(comparisons), 1.7 + 0.3 * len(rows)))
     seen = set()
     for ax, (name, df) in zip(axes[0], comparisons.items()):

@@ -393,19 +393,20 @@ def verdict_comparisons(records: list,  # eval records (e.g. `verdict_set(...)[0
 def _with_interval(d, lo, hi) -> str: return f"{d:+.2f}" + ('' if math.isnan(lo) else f" [{lo:+.2f}, {hi:+.2f}]")
 
 def verdict_table(comparisons: dict  # from `verdict_comparisons`
-                 ) -> 'pandas.DataFrame':  # a row per column: means (seed range, seeds), differences [95% interval], verdicts
+                 ) -> 'pandas.DataFrame':  # a row per column: means (range, seeds), differences [95% interval], verdicts, Welch p
     "The comparisons side by side, a row per column."
     import pandas as pd, re
     rows, variants, diffs = {}, [], []
     for name, df in comparisons.items():
         va, vb = VERDICT_PAIRS[name]
-        variants += [v for v in (va, vb) if v not in variants]; diffs += [name, f'{name}: verdict']
+        variants += [v for v in (va, vb) if v not in variants]; diffs += [name, f'{name}: verdict', f'{name}: Welch p']
         for r in df.to_dict('records'):
             row = rows.setdefault(r['column'], {'column': r['column']})
             for v in (va, vb):
                 rng, k = re.fullmatch(r'(.*) \((\d+)\)', r[f'{v} seeds']).groups()
-                row.setdefault(v, f"{r[v]:.2f} ({rng}, {k} seed{'s' * (k != '1')})")
+                row.setdefault(v, f"{r[v]:.2f} ({rng}, {k} seeds)" if k != '1' else f"{r[v]:.2f} (1 seed)")
             row[name], row[f'{name}: verdict'] = _with_interval(r['diff'], r['ci_low'], r['ci_high']), r['verdict']
+            row[f'{name}: Welch p'] = r['welch_p']
     return pd.DataFrame(list(rows.values()), columns=['column', *variants, *diffs])
 
 def mechanism_sentence(comparisons: dict  # from `verdict_comparisons`
