@@ -160,7 +160,7 @@ def _check_verdicts(md: str, recs: list, five: bool, png: Path):
             n += v != NO_PER_IMAGE and not v.startswith('unresolved')
     assert (f"{n} columns tested at 95% each, no multiplicity correction" in md) if n else ("No column tested: every verdict is unresolved" in md)
     link = re.search(r'!\[SwARo − RoCL and random targets − SwARo per column, with 95% intervals\]\(([^)]+)\)', md).group(1)
-    assert png.is_file() and (link == 'results/figures/verdicts-forest.png' or Path(link) == png or link.endswith('figures/verdicts-forest.png')), link
+    assert png.is_file() and link in ('nbs/images/verdicts-forest.png', png.as_posix()), link   # the README's figure, or $SWARO_RESULTS's own
     data, i, text = png.read_bytes(), 8, {}
     assert data[:8] == b'\x89PNG\r\n\x1a\n'
     while i < len(data):   # the PNG's chunks: length, type, data, CRC
@@ -177,7 +177,7 @@ def test_readme_verdicts_are_the_records():
     five = [json.loads(f.read_text()) for f in sorted((ev / 'five-seed').glob('*-eval.json'))] if (ev / 'five-seed').is_dir() else []
     recs = five or [r for r in (json.loads(f.read_text()) for f in sorted(ev.glob('*-eval.json')))
                     if r.get('kind') == 'eval' and r.get('dataset') == 'cifar10' and r.get('epochs') == 200 and '-c10-200-s' in r['run']]
-    _check_verdicts(README, recs, bool(five), ROOT / 'results' / 'figures' / 'verdicts-forest.png')
+    _check_verdicts(README, recs, bool(five), ROOT / 'nbs' / 'images' / 'verdicts-forest.png')
     if not five: assert "they keep no per-image correctness, so every verdict is **unresolved (no per-image record)**" in README
 
 def test_readme_five_seed(tmp_path):
@@ -187,7 +187,7 @@ def test_readme_five_seed(tmp_path):
     recs = five_seed_records(template)
     view = results_view(tmp_path / 'results', ROOT / 'results', recs)
     env = dict(os.environ, SWARO_RESULTS=str(view))
-    committed = ROOT / 'results' / 'figures' / 'verdicts-forest.png'
+    committed = ROOT / 'nbs' / 'images' / 'verdicts-forest.png'
     before = committed.read_bytes() if committed.exists() else None
     r = subprocess.run([sys.executable, str(ROOT / 'tools' / 'run_nbs.py'), str(ROOT / 'nbs' / 'index.ipynb'), '--save', str(tmp_path / 'exec')],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -196,7 +196,7 @@ def test_readme_five_seed(tmp_path):
     md = '\n'.join(''.join(o.get('data', {}).get('text/markdown', '')) for c in nb['cells'] for o in c.get('outputs', []))
     assert "From the five-seed set in `results/eval/five-seed/` (SwARo 5 seeds; RoCL 5 seeds; SwARo (random targets) 5 seeds" in md
     _check_verdicts(md, recs, True, view / 'figures' / 'verdicts-forest.png')
-    assert (committed.read_bytes() if committed.exists() else None) == before   # the figure went to $SWARO_RESULTS, not results/
+    assert (committed.read_bytes() if committed.exists() else None) == before   # the figure went to $SWARO_RESULTS, not the README's
 
 def test_readme_blocks_are_these():
     "The README has the two blocks this module runs: the two commands, and the experiments at smoke size."
