@@ -63,7 +63,7 @@ def paired_bootstrap(a,  # method A: per-seed boolean vectors (n_images,), a lis
     "Mean accuracy A - B (points) and its paired hierarchical bootstrap interval: seeds within methods, images jointly."
     A, B = (np.atleast_2d(np.asarray(x, dtype=bool)) for x in (a, b))
     if A.size == 0 or B.size == 0:
-        raise ValueError(f"paired_bootstrap needs at least one seed a method, got {len(A)} and {len(B)}")
+        raise ValueError(f"paired_bootstrap needs at least one seed a method, got {len(a)} and {len(b)}")
     if A.shape[1] != B.shape[1]:
         raise ValueError(f"A's vectors hold {A.shape[1]} images, B's {B.shape[1]}: compare models on the same images")
     if not 0 < alpha < 1 or n_boot < 1:
