@@ -366,9 +366,9 @@ def verdict_set(results  # the results folder (e.g. swaro_nb.core.results_dir())
             and '-c10-200-s' in r.get('run', '')], False
 
 def verdict_columns(records: list) -> list:
-    "The columns of Tables 1 and 3, then every AutoAttack column (`aa*`), that every record has."
+    "The columns of Tables 1 and 3, then every AutoAttack column (`aa_*`, the reference's `ref_aa_*`), that every record has."
     have = set.intersection(*(set(r.get('metrics') or {}) for r in records)) if records else set()
-    aa = sorted(c for c in have if c.startswith('aa') and not c.endswith('_hit'))
+    aa = sorted(c for c in have if c.startswith(('aa', 'ref_aa')) and not c.endswith('_hit'))
     return [c for c in (*METRIC_KEYS, *TABLE3_KEYS) if c in have] + aa
 
 def verdict_comparisons(records: list,  # eval records (e.g. `verdict_set(...)[0]`)
