@@ -7,7 +7,7 @@
 # PINNED (REF, its commit, when this was made); the results/ files of PIN_DATA (default: results/weights-*.json,
 # results/runs/c10-200-*/{config,run}.json and metrics.jsonl, results/eval/five-seed/*.json, results/eval/parts/c10-200-*,
 # the parts' heads included); _site/pyautoattack (the reference AutoAttack, pyautoattack 0.2.0, without its 44 MB of
-# examples) and receive.sh. On the GPU machine, `for r in .gpu/*/receive.sh; do sh $r; done` (the staging's own loop) runs
+# examples; from the wheel, downloaded once into PIN_CACHE, else, PIN_NO_DOWNLOAD=1 or offline, the installed copy) and receive.sh. On the GPU machine, `for r in .gpu/*/receive.sh; do sh $r; done` (the staging's own loop) runs
 # receive.sh: it installs _site into /tmp/site and copies the folder to /root/swaro/code; the launch then runs from there:
 #   cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) ... setsid nohup bash tools/gpu/repro_session.sh ...
 # so the records of every lease name REF's commit and its code ran them. Carry .gpu/pinned in the call that launches.
@@ -29,12 +29,12 @@ for g in ${PIN_DATA:-results/weights-*.json results/runs/c10-200-*/config.json r
           results/runs/c10-200-*/metrics.jsonl results/eval/five-seed/*.json results/eval/parts/c10-200-*}; do
   for f in $g; do [ -e "$f" ] || continue; mkdir -p "$dest/$(dirname "$f")"; cp -r "$f" "$dest/$(dirname "$f")/"; n=$((n + 1)); done; done
 # the reference AutoAttack, its code alone (the wheel's examples/ hold a 44 MB model and are never imported)
-cache=${PIN_CACHE:-$HOME/.cache/swaro-stage}; mkdir -p "$cache" "$dest/_site"
+cache=${PIN_CACHE:-$HOME/.cache/swaro-stage}; PY=${PYTHON:-python3}; mkdir -p "$cache" "$dest/_site"
 whl=$(ls "$cache"/pyautoattack-0.2.0-*.whl 2> /dev/null | head -1 || true)
-if [ -z "$whl" ]; then python3 -m pip download -q --no-deps --only-binary=:all: -d "$cache" pyautoattack==0.2.0 > /dev/null 2>&1 || true
+if [ -z "$whl" ] && [ -z "${PIN_NO_DOWNLOAD:-}" ]; then $PY -m pip download -q --no-deps --only-binary=:all: -d "$cache" pyautoattack==0.2.0 > /dev/null 2>&1 || true
   whl=$(ls "$cache"/pyautoattack-0.2.0-*.whl 2> /dev/null | head -1 || true); fi
 if [ -n "$whl" ]; then
-  python3 - "$whl" "$dest/_site" <<'PY'
+  $PY - "$whl" "$dest/_site" <<'PY'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
     keep = [m for m in z.namelist() if m.startswith(('pyautoattack/', 'pyautoattack-')) and '/examples/' not in m]
@@ -42,7 +42,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 PY
   src="wheel $(basename "$whl")"
 else   # no index here: the installed copy of the same version
-  site=$(python3 -c "import importlib.metadata as m, pathlib; d = m.distribution('pyautoattack'); assert d.version == '0.2.0', d.version; print(pathlib.Path(d.locate_file('pyautoattack')).parent)" 2> /dev/null) \
+  site=$($PY -c "import importlib.metadata as m, pathlib; d = m.distribution('pyautoattack'); assert d.version == '0.2.0', d.version; print(pathlib.Path(d.locate_file('pyautoattack')).parent)" 2> /dev/null) \
     || err "pyautoattack 0.2.0 is neither downloadable nor installed here (pip install pyautoattack==0.2.0)"
   (cd "$site" && tar -cf - --exclude='examples' --exclude='__pycache__' pyautoattack pyautoattack-0.2.0.dist-info) | tar -x -C "$dest/_site"
   src="the installed copy in $site"
@@ -53,11 +53,12 @@ printf 'ref %s\ncommit %s\nmade %s from %s\ndata %s files of results/ (this chec
   "$(date -u +%FT%TZ)" "$(pwd)" "$n" "$(git rev-parse --short HEAD)" "$src" > "$dest/PINNED"
 cat > "$dest/receive.sh" <<'R'
 #!/bin/sh
-# the pinned code: pyautoattack into /tmp/site, the folder to /root/swaro/code (launch from there with SWARO_COMMIT=$(cat PINNED_COMMIT))
+# the pinned code: pyautoattack into /tmp/site, the folder to /root/swaro/code (launch from there with SWARO_COMMIT=$(cat PINNED_COMMIT));
+# PINNED_SITE and PINNED_TO change both places (a dry run on a CPU)
 set -e
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p /tmp/site && cp -r "$here/_site/." /tmp/site/
-rm -rf /root/swaro/code && mkdir -p /root/swaro && cp -r "$here" /root/swaro/code
-echo "pinned: $(head -2 "$here/PINNED" | tr '\n' ' ')-> /root/swaro/code"
+here=$(cd "$(dirname "$0")" && pwd); site=${PINNED_SITE:-/tmp/site}; to=${PINNED_TO:-/root/swaro/code}
+mkdir -p "$site" && cp -r "$here/_site/." "$site/"
+rm -rf "$to" && mkdir -p "$(dirname "$to")" && cp -r "$here" "$to"
+echo "pinned: $(head -2 "$here/PINNED" | tr '\n' ' ')-> $to"
 R
 echo "pinned $ref ($sha) into $dest: $(du -sh "$dest" | cut -f1), $n data files; launch with SWARO_COMMIT=$(cut -c1-7 "$dest/PINNED_COMMIT")... (cat PINNED_COMMIT)"

@@ -206,8 +206,12 @@ def load_records(dirs) -> tuple[list, list]:
         if not d.is_dir(): raise PlanError(f"--records {d}: not a folder")
         layout = {}
         if (d / LAYOUT_FILE).is_file():
-            try: layout = json.loads((d / LAYOUT_FILE).read_text())['runs']
-            except (json.JSONDecodeError, KeyError, TypeError) as e: raise PlanError(f"{d / LAYOUT_FILE}: not a layout file ({e}); expected {{\"runs\": {{run: {{\"eval_gpus\": x}}}}}}")
+            try:
+                layout = json.loads((d / LAYOUT_FILE).read_text())['runs']
+                if not isinstance(layout, dict) or not all(isinstance(v, dict) and float(v.get('eval_gpus', 1)) >= 1 for v in layout.values()):
+                    raise TypeError('each run needs an object with eval_gpus >= 1')
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                raise PlanError(f"{d / LAYOUT_FILE}: not a layout file ({e}); expected {{\"runs\": {{run: {{\"eval_gpus\": x}}}}}}") from None
         for f in sorted(d.glob('*.json')):
             if f.name == LAYOUT_FILE: continue
             try: obj = json.loads(f.read_text())

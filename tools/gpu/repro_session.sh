@@ -68,8 +68,8 @@ if [ -n "${SMOKE:-}" ]; then
   E=${EPOCHS:-2}; RES=${EVAL_RESERVE:-120}
   size=(--epochs $E --attack-warmup-epochs 1 --subset-per-class 10 --batch-size 50 --width 8 --proj-hidden 64 --monitor-bank 100
         --monitor-test 50 --n-clusters 10 --attack-steps 2 --attack-groups 1)
-  if [ -n "${EVAL:-}" ] && [ "$EVAL" != none ]; then   # the lease's flags at CPU size (later flags win): 16 images, the reference on 8
-    EV=(--smoke $EVAL --n-test 16 --train-per-class 10 --le-epochs 1 --autoattack-n 8 $( [[ " $EVAL " == *" --rle-epochs "* ]] && echo --rle-epochs 1 ))
+  if [ -n "${EVAL:-}" ] && [ "$EVAL" != none ]; then   # the lease's flags at CPU size (later flags win): 8 images, the reference on all 8
+    EV=(--smoke $EVAL --n-test 8 --train-per-class 10 --le-epochs 1 --autoattack-n 8 $( [[ " $EVAL " == *" --rle-epochs "* ]] && echo --rle-epochs 1 ))
   else EV=(--smoke --n-test 16 --train-per-class 10 --no-rle --le-epochs 1 --rocl-protocol --autoattack --table3); fi
 fi
 IFS=, read -ra G <<< "${GPUS:-0,1}"
