@@ -541,3 +541,31 @@ def test_ref_extras_attacks_the_given_head_on_the_records_images(tmp_path):
     r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/ref_extras.py'), 'tiny', '--runs', tmp_path / 'runs', '--heads', hd, '--out', out,
                         '--records', recs, '--device', 'cpu'], capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and 'are not those of' in r.stderr
+
+
+def test_repro_session_evaluates_from_the_float16_weights_it_exports(tmp_path):
+    "EVAL_FROM=f16: the weights come back in pieces with their sha256 before the evaluation, which reads exactly them; EVAL=none only trains."
+    import hashlib, os, subprocess, sys, tarfile
+    import torch
+    work = tmp_path / 'work'; work.mkdir(); (work / 'tools').symlink_to(ROOT / 'tools')
+    env = dict(os.environ, OMP_NUM_THREADS='1', MPLBACKEND='Agg', SMOKE='1', PYTHON=sys.executable, GPUS='0', EPOCHS='1', DEADLINE='400',
+               EVAL_RESERVE='200', RUNS='tiny:smoke:0', WEIGHTS='1', EVAL_FROM='f16', TSNE='0', EVAL='--no-rle --attacks clean')
+    S = tmp_path / 's'
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S)), cwd=work, capture_output=True, text=True, timeout=420)
+    events = (S / 'events.log').read_text()
+    assert r.returncode == 0 and 'tiny: eval (fp32) exit 0' in events, events + r.stderr[-2000:]
+    m = re.search(r'tiny: weights \(float16\) in (\d+) piece\(s\), sha256 ([0-9a-f]{64}), (\d+) bytes', events)
+    assert m and events.index('weights (float16)') < events.index('tiny: evaluating'), events   # exported before the evaluation
+    blob = b''.join(f.read_bytes() for f in sorted((S / 'weights').glob('tiny.weights.pt.*')))
+    assert hashlib.sha256(blob).hexdigest() == m.group(2) and len(blob) == int(m.group(3))
+    assert (S / 'f16' / 'tiny' / 'weights.pt').read_bytes() == blob and not (S / 'f16' / 'tiny' / 'checkpoint.pt').exists()
+    rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
+    assert rec['run'] == 'tiny' and rec['run_dir'] == str(S / 'f16' / 'tiny') and list(rec['metrics']) == ['clean']
+    sd = torch.load(S / 'f16' / 'tiny' / 'weights.pt', weights_only=True)
+    assert all(v.dtype == torch.float16 for v in sd.values() if v.is_floating_point())
+    packed = tarfile.open(S / 'pack.tar').getnames()
+    assert 'eval/fp32/tiny-eval-heads.pt' in packed and not any(n.startswith('f16') or '.weights.pt' in n for n in packed), packed
+    S2 = tmp_path / 's2'
+    subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2), EVAL='none'), cwd=work, capture_output=True, text=True, timeout=420)
+    ev2 = (S2 / 'events.log').read_text()
+    assert 'tiny: EVAL=none, not evaluated' in ev2 and 'weights (float16) in' in ev2 and 'evaluating' not in ev2, ev2

@@ -20,7 +20,7 @@ and kept, with its heads, in .gpu/five-seed-weights/<run>/ (ignored; where `stag
 are filled from). --plan writes results/eval/five-seed/layout.json (each run's eval_gpus, what tools/gpu/plan.py turns
 the records' process-seconds into GPU-seconds with).
 stage: a folder of at most --max-mb (48) under .gpu/ with the runs' joined weights and heads and a receive.sh that puts them
-in /root/swaro/weights/<run>.pt and /root/swaro/weights/<run>-eval-heads.pt (PRELOAD and ref_extras.py read them there).
+in /root/swaro/weights/<run>.pt and <run>-eval-heads.pt ($WEIGHTS_DIR; PRELOAD and plans/five-seed-side.sh read them there).
 """
 from __future__ import annotations
 import argparse, hashlib, json, re, shutil, sys, tarfile
@@ -171,9 +171,12 @@ def stage(a) -> int:
     if dst.exists(): shutil.rmtree(dst)
     dst.mkdir(parents=True)
     for f in files: shutil.copy2(f, dst / f.name)
-    (dst / 'receive.sh').write_text("#!/bin/sh\n# float16 weights and fitted heads of " + ' '.join(a.runs) + " (tools/gpu/land_five_seed.py stage)\n"
-                                    "set -e\nmkdir -p /root/swaro/weights\ncp \"$(dirname \"$0\")\"/*.pt /root/swaro/weights/\n"
-                                    f"echo \"weights and heads of {' '.join(a.runs)} in /root/swaro/weights\"\n")
+    (dst / 'receive.sh').write_text(
+        "#!/bin/sh\n# float16 weights and fitted heads of " + ' '.join(a.runs) + " (tools/gpu/land_five_seed.py stage), into WEIGHTS_DIR\n"
+        "# (/root/swaro/weights), each copied under a temporary name and renamed: a job waiting for them never reads half a file\n"
+        "set -e\nd=${WEIGHTS_DIR:-/root/swaro/weights}; mkdir -p $d\n"
+        "for f in \"$(dirname \"$0\")\"/*.pt; do cp \"$f\" $d/.incoming && mv $d/.incoming $d/$(basename \"$f\"); done\n"
+        f"echo \"weights and heads of {' '.join(a.runs)} in $d\"\n")
     print(f"staged {', '.join(a.runs)} in {to} ({mb:.1f} MiB): carry it in a call and run its receive.sh there")
     return 0
 
