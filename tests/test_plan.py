@@ -569,3 +569,25 @@ def test_repro_session_evaluates_from_the_float16_weights_it_exports(tmp_path):
     subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2), EVAL='none'), cwd=work, capture_output=True, text=True, timeout=420)
     ev2 = (S2 / 'events.log').read_text()
     assert 'tiny: EVAL=none, not evaluated' in ev2 and 'weights (float16) in' in ev2 and 'evaluating' not in ev2, ev2
+
+
+def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
+    "poll.sh on a finished job: the pack and event log, then weights pieces in order while they fit WMAX_MB (a call brings 64 MiB at most)."
+    import os, subprocess
+    S = tmp_path / 's'; (S / 'weights').mkdir(parents=True)
+    (S / 'DONE').touch(); (S / 'events.log').write_text('all done\n'); (S / 'pack.tar').write_bytes(b'p' * 100_000)
+    sizes = {'a.weights.pt.0': 15, 'a.weights.pt.1': 9, 'b.weights.pt.0': 15, 'b.weights.pt.1': 9}   # MiB, as two float16 encoders
+    for n, mb in sizes.items(): (S / 'weights' / n).write_bytes(b'w' * (mb << 20))
+    def poll(out, **env):
+        r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(os.environ, S=str(S), RUNS=str(tmp_path / 'runs'), OUT=str(out),
+                           WAIT='1', LOG=str(tmp_path / 'none.log'), **env), capture_output=True, text=True, timeout=60)
+        return r.stdout, sorted(f.name for f in out.iterdir())
+    out, got = poll(tmp_path / 'o1', WMAX_MB='30')
+    assert got == ['a.weights.pt.0', 'a.weights.pt.1', 'events.log', 'pack.tar'] and 'WFROM=2 for the next' in out and out.strip().endswith('DONE')
+    out, got = poll(tmp_path / 'o2', WMAX_MB='30', WFROM='2')
+    assert got == ['b.weights.pt.0', 'b.weights.pt.1', 'events.log', 'pack.tar'] and 'WFROM' not in out
+    for n, mb in (('c.weights.pt.0', 15), ('c.weights.pt.1', 9)): (S / 'weights' / n).write_bytes(b'w' * (mb << 20))
+    out, got = poll(tmp_path / 'o3')   # the default 60 MiB: two runs of the lease's three (72 MiB) in the first call
+    assert [g for g in got if 'weights' in g] == ['a.weights.pt.0', 'a.weights.pt.1', 'b.weights.pt.0', 'b.weights.pt.1'] and 'WFROM=4' in out
+    out, got = poll(tmp_path / 'o4', WMAX_MB='10')
+    assert 'does not fit WMAX_MB 10' in out and not any('weights' in g for g in got)

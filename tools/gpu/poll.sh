@@ -20,6 +20,7 @@ if [ -f $S/DONE ]; then
   while [ $j -lt ${#ws[@]} ] && [ $(( j - k )) -lt 6 ]; do
     b=$(stat -c %s "${ws[$j]}"); [ $(( used + b )) -le $max ] || break
     cp "${ws[$j]}" "$OUT"/; used=$(( used + b )); j=$(( j + 1 )); done
-  [ ${#ws[@]} -gt 0 ] && echo "weights: pieces $k-$(( j - 1 )) of ${#ws[@]} copied ($(( used / 1048576 )) MiB in all)$( [ $j -lt ${#ws[@]} ] && echo "; WFROM=$j for the next")"
+  if [ $j = $k ] && [ $k -lt ${#ws[@]} ]; then echo "weights: piece $k ($(stat -c %s "${ws[$k]}") bytes) does not fit WMAX_MB ${WMAX_MB:-60} beside the pack: raise WMAX_MB (at most 64)"
+  elif [ ${#ws[@]} -gt 0 ]; then echo "weights: pieces $k-$(( j - 1 )) of ${#ws[@]} copied ($(( used / 1048576 )) MiB in all)$( [ $j -lt ${#ws[@]} ] && echo "; WFROM=$j for the next")"; fi
   ls -la "$OUT"; echo "DONE"
 else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null; fi
