@@ -490,6 +490,10 @@ def test_land_five_seed_copies_checks_and_stages(tmp_path):
     (p / 'back2').mkdir(); (p / 'back2' / 'runA.weights.pt.0').write_bytes(b'x'); (p / 'back2' / 'runA.weights.pt.1').write_bytes(b'y')
     r = land('land', p, '--logs', 'y', '--weights', p / 'back2')
     assert r.returncode == 2 and 'joined weights have sha256' in r.stderr   # a corrupt piece is caught
+    rec3 = dict(rec, flags=['another evaluation']); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(rec3))
+    r = land('land', p, '--logs', 'w')   # the same run evaluated again: refused unless --replace, nothing copied
+    assert r.returncode == 2 and 'already holds another runA-eval.json' in r.stderr and not (res / 'logs/w').exists()
+    assert land('land', p, '--logs', 'w', '--replace').returncode == 0 and json.loads((res / 'eval/five-seed/runA-eval.json').read_text()) == rec3
     rec2 = dict(rec); rec2.pop('per_image'); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(rec2))
     r = land('land', p, '--logs', 'z')
     assert r.returncode == 2 and 'no per_image data' in r.stderr

@@ -89,15 +89,19 @@ def land(a) -> int:
     if not (p / 'events.log').is_file(): raise LandError(f"{p}: no events.log (is this a repro_session.sh pack?)")
     events = (p / 'events.log').read_text()
     done, lines = [], []
-    for d in sorted((p / 'records').glob('*/')):
-        for f in REC_FILES:
-            if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
     ev_dir = root / 'results' / 'eval' / 'five-seed'
     evals = sorted((p / 'eval' / 'fp32').glob('*-eval.json')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.json'))
-    for f in evals:
+    for f in evals:   # every record checked before anything is copied
         lines.append(check_record(json.loads(f.read_text()), f, a.commit))
-        _copy(f, ev_dir / f.name, done, root)
-    for f in sorted((p / 'side' / 'extras').glob('*-ref-extras.json')):
+    extras = sorted((p / 'side' / 'extras').glob('*-ref-extras.json'))
+    clash = [f.name for f in evals + extras if (ev_dir / f.name).is_file() and (ev_dir / f.name).read_bytes() != f.read_bytes()]
+    if clash and not a.replace:
+        raise LandError(f"results/eval/five-seed/ already holds another {', '.join(clash)}: --replace to overwrite (nothing was copied)")
+    for d in sorted((p / 'records').glob('*/')):   # the side job's records/ are copies of earlier runs' (preloaded): not landed
+        for f in REC_FILES:
+            if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
+    for f in evals: _copy(f, ev_dir / f.name, done, root)
+    for f in extras:
         r = json.loads(f.read_text())
         if r.get('kind') != 'ref-extras' or not r.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
         lines.append(f"{r['run']} (extras): " + ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in r['ref_check'].items()))
@@ -130,10 +134,12 @@ def land(a) -> int:
             if got != sha or (dst / f'{run}.pt').stat().st_size != size:
                 (dst / f'{run}.pt').unlink(); raise LandError(f"{run}: joined weights have sha256 {got}, the events log says {sha}: copy the pieces again")
             for f in pieces: shutil.copy2(f, dst / f.name)
-            for h in heads:
-                if h.name == f'{run}-eval-heads.pt': shutil.copy2(h, dst / h.name)
             man['runs'][run] = dict(sha256=sha, bytes=size, pieces=n, lease=a.logs, folder=str(STORE / run))
-            done.append(f"{STORE / run}/ ({run}.pt, sha256 checked, and its pieces and heads)")
+            done.append(f"{STORE / run}/ ({run}.pt, sha256 checked, and its pieces)")
+        for h in heads:   # every fitted head, also those of an evaluation of an earlier lease's run (the side job's)
+            run = h.name[:-len('-eval-heads.pt')]
+            (root / STORE / run).mkdir(parents=True, exist_ok=True); shutil.copy2(h, root / STORE / run / h.name)
+            done.append(str(STORE / run / h.name))
         (root / MANIFEST).write_text(json.dumps(man, indent=1) + '\n'); done.append(str(MANIFEST))
     if a.plan:
         spec = json.loads(Path(a.plan).read_text()); dflt = (spec.get('defaults') or {}).get('eval') or {}
@@ -191,6 +197,7 @@ def main(argv=None) -> int:
     l.add_argument('--plan', default=None, help="the lease's plan (tools/gpu/plans/five-seed-lease1.json): its eval_gpus go to layout.json")
     l.add_argument('--commit', default=None, help='the pinned commit every record must name (.gpu/pinned/PINNED_COMMIT)')
     l.add_argument('--root', default='.', help='the checkout to land in (default: here)')
+    l.add_argument('--replace', action='store_true', help='overwrite evaluation records that differ (default: refuse, copy nothing)')
     s = sub.add_parser('stage', help="a .gpu/ folder with runs' weights and heads for a later lease")
     s.add_argument('runs', nargs='+'); s.add_argument('--to', required=True); s.add_argument('--max-mb', type=float, default=48)
     s.add_argument('--root', default='.')
