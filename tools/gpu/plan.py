@@ -196,7 +196,7 @@ class PlanError(ValueError):
 LAYOUT_FILE = 'layout.json'
 # A folder of evaluation records may hold layout.json, {"runs": {run: {"eval_gpus": x}}}: the GPUs (fractional where a helper
 # GPU was shared) that run's attack processes had, as its lease's plan gave them (tools/gpu/land_five_seed.py writes it).
-# Its process-seconds are then GPU-seconds times len(workers) / eval_gpus, whatever else used those GPUs.
+# Its GPU-seconds are then its process-seconds times eval_gpus / len(workers), whatever else used those GPUs.
 
 def load_records(dirs) -> tuple[list, list]:
     "Speed records (kind 'speed', from JSON lists) and evaluation records (kind 'eval') of every *.json in `dirs` (with its layout.json)."
