@@ -7,12 +7,14 @@ from __future__ import annotations
 import json, math
 from pathlib import Path
 import numpy as np
+from .stats import compare_records, VERDICTS
 
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
-           'VARIANT_ORDER', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
-           'load_results', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant',
-           'paper_variants', 'seed_comparison', 'black_box_row', 'paper_anomalies']
+           'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS', 'RADIUS_PAIRS', 'attack_columns', 'paper_table',
+           'autoattack_table', 'markdown_table', 'load_results', 'paper_comparable', 'smoke_note', 'ours_only',
+           'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'verdict_set',
+           'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 METRIC_KEYS = ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12')  # Tables 1 and 2, in the paper's column order
@@ -331,36 +333,12 @@ def paper_variants(records: list  # results records (any kinds)
     "What the paper's tables show: every record but the evaluations of SwARo with another p or target rule (their own sections show those)."
     return [r for r in records if r.get('kind') != 'eval' or variant(r) == _label(r.get('method') or (r.get('config') or {}).get('method'))]
 
-def seed_comparison(a: list,  # eval records of the first group (e.g. SwARo, one per seed)
-                    b: list,  # eval records of the second group (e.g. RoCL)
-                    cols=METRIC_KEYS,  # metric keys to compare (those missing from a record are skipped)
-                    names=('a', 'b'),  # the two groups' names, used in the column headings
-                   ) -> 'pandas.DataFrame':  # a row per column: means, seed ranges, difference, two standard errors, verdict
-    "Two groups of seeds column by column: means, ranges, the difference of means, its test-sample noise and a verdict."
-    import pandas as pd
-    if not a or not b: raise ValueError(f"seed_comparison needs records in both groups, got {len(a)} and {len(b)}")
-    na, nb = names
-    rows = []
-    for k in cols:
-        ra, rb = ([r for r in g if k in r.get('metrics', {})] for g in (a, b))   # the seeds that have this column
-        if not ra or not rb: continue
-        xa, xb = [r['metrics'][k] for r in ra], [r['metrics'][k] for r in rb]
-        ma, mb = float(np.mean(xa)), float(np.mean(xb))
-        ta, tb = (float(np.mean([r['budgets']['test_images'] for r in g])) for g in (ra, rb))
-        two_se = 2 * math.sqrt(ma * (100 - ma) / (ta * len(xa)) + mb * (100 - mb) / (tb * len(xb)))
-        d = ma - mb
-        verdict = ('ahead' if min(xa) > max(xb) and d > two_se else
-                   'behind' if max(xa) < min(xb) and -d > two_se else 'no clear difference')
-        rows.append({'column': k, na: ma, f'{na} seeds': f"{min(xa):.2f}–{max(xa):.2f} ({len(xa)})", nb: mb,
-                     f'{nb} seeds': f"{min(xb):.2f}–{max(xb):.2f} ({len(xb)})", 'diff': d, 'two_se': two_se, 'verdict': verdict})
-    return pd.DataFrame(rows)
-
 # %% ../nbs/10a_tables.ipynb #f966397f
 def black_box_row(rec: dict,  # a black-box record (kind 'black_box', matrix[attack][target][source] = accuracy)
                   target: str,  # the attacked run, a name in rec['runs']
                   other: str | None = None,  # the run it is compared with: its examples give `<attack>_from_other`
-                 ) -> dict:  # a record seed_comparison reads: run, method, budgets and metrics `<attack>_from_<source>`
-    "One target's row of a black-box matrix as metrics, so that `seed_comparison` can set two targets side by side."
+                 ) -> dict:  # a record compare_records reads: run, method, budgets and metrics `<attack>_from_<source>`
+    "One target's row of a black-box matrix as metrics, so that `compare_records` can set two targets side by side."
     meth = {n: v['method'] for n, v in rec['runs'].items()}
     for n in (target, other):
         if n is not None and n not in meth: raise ValueError(f"{n!r} is not a run of the black-box record (its runs: {', '.join(meth)})")
@@ -373,8 +351,88 @@ def black_box_row(rec: dict,  # a black-box record (kind 'black_box', matrix[att
             elif meth[s] not in skip and list(meth.values()).count(meth[s]) == 1: metrics[f'{a}_from_{meth[s]}'] = v
     return dict(kind='black_box_row', run=target, method=meth[target], budgets=rec['budgets'], metrics=metrics)
 
-
 # %% ../nbs/10a_tables.ipynb #e10cb5bb
+FIVE_SEED_DIR = Path('eval') / 'five-seed'  # under results/: the five-seed set (eval records with per-image data)
+VERDICT_PAIRS = {'SwARo − RoCL': ('SwARo', 'RoCL'),  # comparison name -> (variant A, variant B): A - B
+                 'random targets − SwARo': ('SwARo (random targets)', 'SwARo')}
+
+def verdict_set(results  # the results folder (e.g. swaro_nb.core.results_dir())
+               ) -> tuple:  # (eval records, whether they are the five-seed set)
+    "The records of the verdicts: the five-seed set once it holds records, else the older 200-epoch CIFAR-10 ones."
+    five = load_results(Path(results) / FIVE_SEED_DIR, kind='eval') if (Path(results) / FIVE_SEED_DIR).is_dir() else []
+    if five: return five, True
+    old = load_results(Path(results) / 'eval', kind='eval') if (Path(results) / 'eval').is_dir() else []
+    return [r for r in old if r.get('dataset') == 'cifar10' and r.get('epochs') == 200
+            and '-c10-200-s' in r.get('run', '')], False
+
+def verdict_columns(records: list) -> list:
+    "The columns of Tables 1 and 3, then every AutoAttack column (`aa_*`, the reference's `ref_aa_*`), that every record has."
+    have = set.intersection(*(set(r.get('metrics') or {}) for r in records)) if records else set()
+    aa = sorted(c for c in have if c.startswith(('aa', 'ref_aa')) and not c.endswith('_hit'))
+    return [c for c in (*METRIC_KEYS, *TABLE3_KEYS) if c in have] + aa
+
+def verdict_comparisons(records: list,  # eval records (e.g. `verdict_set(...)[0]`)
+                        n_boot: int = 10_000, seed: int = 0,  # the bootstrap's replicates and draws
+                       ) -> dict:  # comparison name -> `compare_records` frame (LE columns, then `rle:<column>`)
+    "SwARo − RoCL and random targets − SwARo column by column, for the pairs of variants the records have."
+    import pandas as pd
+    g, out = by_variant(records), {}
+    for name, (va, vb) in VERDICT_PAIRS.items():
+        if va not in g or vb not in g: continue
+        a, b = g[va], g[vb]
+        df = compare_records(a, b, cols=verdict_columns(a + b), names=(va, vb), n_boot=n_boot, seed=seed)
+        if all('rle' in r['metrics'] for r in a + b):
+            rle_cols = verdict_columns([dict(metrics=r['metrics']['rle']) for r in a + b])
+            dr = compare_records(a, b, cols=rle_cols, head='rle', names=(va, vb), n_boot=n_boot, seed=seed)
+            dr['column'] = 'rle:' + dr['column']
+            tested = df.attrs['tested'] + dr.attrs['tested']
+            df = pd.concat([df, dr], ignore_index=True); df.attrs['tested'] = tested
+        out[name] = df
+    return out
+
+def _with_interval(d, lo, hi) -> str: return f"{d:+.2f}" + ('' if math.isnan(lo) else f" [{lo:+.2f}, {hi:+.2f}]")
+
+def verdict_table(comparisons: dict  # from `verdict_comparisons`
+                 ) -> 'pandas.DataFrame':  # a row per column: means (range, seeds), differences [95% interval], verdicts, Welch p
+    "The comparisons side by side, a row per column."
+    import pandas as pd, re
+    rows, variants, diffs = {}, [], []
+    for name, df in comparisons.items():
+        va, vb = VERDICT_PAIRS[name]
+        variants += [v for v in (va, vb) if v not in variants]; diffs += [name, f'{name}: verdict', f'{name}: Welch p']
+        for r in df.to_dict('records'):
+            row = rows.setdefault(r['column'], {'column': r['column']})
+            for v in (va, vb):
+                rng, k = re.fullmatch(r'(.*) \((\d+)\)', r[f'{v} seeds']).groups()
+                row.setdefault(v, f"{r[v]:.2f} ({rng}, {k} seeds)" if k != '1' else f"{r[v]:.2f} (1 seed)")
+            row[name], row[f'{name}: verdict'] = _with_interval(r['diff'], r['ci_low'], r['ci_high']), r['verdict']
+            row[f'{name}: Welch p'] = r['welch_p']
+    return pd.DataFrame(list(rows.values()), columns=['column', *variants, *diffs])
+
+def mechanism_sentence(comparisons: dict  # from `verdict_comparisons`
+                      ) -> str:
+    "One sentence on what the random-target comparison says about the paper's mechanism (the cluster assignments)."
+    df = comparisons.get('random targets − SwARo')
+    what = "random targets (every image its own cluster, so β = −1 for every permuted pair)"
+    if df is None or not len(df): return f"No record of {what}: whether SwARo's clusters matter is not measured."
+    got = dict(zip(df['column'], df['verdict']))
+    res = {c: v for c, v in got.items() if v in VERDICTS[:3]}
+    if not res:
+        why = 'no per-image record' if any('per-image' in v for v in got.values()) else 'fewer than three seeds'
+        return (f"Against SwARo, {what} test whether the paper's mechanism, the cluster assignments, matters at all; "
+                f"every column is unresolved ({why}), so the records do not yet say.")
+    side = {v: [c for c, w in res.items() if w == v] for v in ('behind', 'ahead')}
+    if not side['behind'] and not side['ahead']:
+        return (f"{what[0].upper() + what[1:]} match SwARo within the 95% interval on all {len(res)} columns tested: "
+                f"the cluster assignments add nothing measurable, so what SwARo adds comes from pulling each adversarial view "
+                f"towards another image's embedding, not from its clusters.")
+    parts = [f"fall behind SwARo on {', '.join(side['behind'])} (there the cluster assignments help)"] * bool(side['behind']) \
+          + [f"are ahead of it on {', '.join(side['ahead'])} (there the clusters cost accuracy)"] * bool(side['ahead'])
+    n_same = sum(v == 'no clear difference' for v in res.values())
+    return (f"{what[0].upper() + what[1:]} " + ' and '.join(parts)
+            + (f", with no clear difference on the other {n_same} columns tested" if n_same else '') + '.')
+
+# %% ../nbs/10a_tables.ipynb #5e3af3f6
 RADIUS_PAIRS = (('linf_8', 'linf_16'), ('l2_025', 'l2_05'), ('l1_784', 'l1_12'))  # (smaller, larger) radius of one norm
 
 def paper_anomalies(paper: dict | None = None,  # a dict like PAPER (default: PAPER)

@@ -3,6 +3,7 @@ import json, math, re, shutil
 from pathlib import Path
 import pytest
 from conftest import ROOT
+from five_seed import five_seed_records, results_view, expected, groups as five_groups
 from swaro_nb.tables import PAPER, METRIC_KEYS, TABLE3_KEYS, ROW_LABELS, load_results, variant
 from swaro_nb.baselines import BASELINES
 
@@ -200,23 +201,25 @@ def test_report_notebook(tmp_path):
     # the p-ablation: p = 0 is RoCL, beside the paper's p rows
     assert f"| 0.25 | swaro-p025-c10-e120 | " in md and f"| {PAPER['p_ablation'][0.25]['clean']:.2f} |" in md
     # images: the training curves, the p-ablation plot and one t-SNE map per main run that has one
-    # the 200-epoch section: SwARo - RoCL per column, recomputed here from the records with the verdict rule written out again
+    # the 200-epoch verdicts: SwARo - RoCL per column from the verdict set (the five-seed records once results/eval/five-seed
+    # holds some, else the older 200-epoch records), recomputed here: a record without per-image data gives no verdict
     r200 = {r['run']: r for r in evals if r['kind'] == 'eval' and '-c10-200-s' in r['run']}
-    grp = lambda m: [r for r in r200.values() if r['method'] == m and r['config'].get('p', 0.75) == 0.75
-                     and r['config'].get('swaro_targets', 'clusters') == 'clusters']
-    s2, r2 = grp('swaro'), grp('rocl')
-    if s2 and r2:
+    grp = lambda rs, m: [r for r in rs if r['method'] == m and r['config'].get('p', 0.75) == 0.75
+                         and r['config'].get('swaro_targets', 'clusters') == 'clusters']
+    s2, r2 = grp(r200.values(), 'swaro'), grp(r200.values(), 'rocl')
+    five = load_results(RES / 'eval' / 'five-seed', kind='eval') if (RES / 'eval' / 'five-seed').is_dir() else []
+    vs, vr = (grp(five, 'swaro'), grp(five, 'rocl')) if five else (s2, r2)
+    assert ("**The comparison awaits the five-seed records**" in md) == (not five)
+    if vs and vr:
         for k in ('clean', 'linf_8', 'l2_05'):
-            a, b = [r['metrics'][k] for r in s2], [r['metrics'][k] for r in r2]
-            d = sum(a) / len(a) - sum(b) / len(b)
-            ma, mb, n = sum(a) / len(a), sum(b) / len(b), s2[0]['budgets']['test_images']
-            se2 = 2 * math.sqrt(ma * (100 - ma) / (n * len(a)) + mb * (100 - mb) / (n * len(b)))
-            v = 'ahead' if min(a) > max(b) and d > se2 else 'behind' if max(a) < min(b) and -d > se2 else 'no clear difference'
+            if all(r.get('per_image') for r in vs + vr): e = expected(vs, vr, k); d, v = e['diff'], e['verdict']
+            else: d, v = sum(r['metrics'][k] for r in vs) / len(vs) - sum(r['metrics'][k] for r in vr) / len(vr), 'unresolved (no per-image record)'
             assert f"{k} {d:+.2f} ({v})" in md, (k, d, v)
     # images: the training curves, the p-ablation plot and one t-SNE map per main run that has one; at 200 epochs the curves
     # and the t-SNE maps of the first SwARo and RoCL runs that have one
     tsne200 = sum(any((RES / 'eval' / f"{r['run']}-tsne.png").exists() for r in g) for g in (s2, r2))
-    assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs) + (1 if r200 else 0) + tsne200
+    assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs) + (1 if r200 else 0) + tsne200 \
+        + (1 if vs and vr else 0)   # and the forest plot of the verdicts
     # limits, read from the records: baselines without an evaluation, with the error line of their training log where there is one
     evaluated = {r['method'] for r in evals if r['kind'] == 'eval'}
     for m in BASELINES:
@@ -245,7 +248,7 @@ def _c100_record(src: dict, run: str, metrics: dict) -> dict:
     return dict(src, run=run, dataset='cifar100', config=dict(src['config'], dataset='cifar100', n_clusters=5000), metrics=dict(src['metrics'], **metrics))
 
 def test_report_verdicts_from_new_records(tmp_path):
-    "Synthetic records in a copy of the records: a black-box matrix over a 200-epoch SwARo and RoCL run gives Table 4 its verdict line, CIFAR-100 records and transfers give Table 2 and Table 5 theirs."
+    "Synthetic records in a copy of the records (none with per-image data): a black-box matrix over a 200-epoch SwARo and RoCL run gives Table 4 its claim line, CIFAR-100 records and transfers give Table 2 and Table 5 theirs, rLE heads of several lengths theirs; every difference shown, every verdict unresolved (no per-image record)."
     res = tmp_path / 'results'; shutil.copytree(RES, res)
     for f in (res / 'eval').glob('*.json'):   # only the synthetic CIFAR-100 records below: those in results/ would join their groups
         r = json.loads(f.read_text())
@@ -262,10 +265,10 @@ def test_report_verdicts_from_new_records(tmp_path):
     bb = dict(kind='black_box', dataset='cifar10', runs=runs, matrix={'linf_8': mat}, card='synthetic', commit='synthetic',
               date='2099-01-01T00:00:00+00:00', torch='-', budgets=dict(test_images=2000, n_test=2000, train_images=50000, le_epochs=150, seed=0), seconds=dict(total=0.0), flags=[])
     (res / 'eval' / 'black_box-synthetic.json').write_text(json.dumps(bb))
-    # CIFAR-100: SwARo clean 50.0 vs RoCL 44.0 (apart by more than two standard errors, 3.1), l1 equal, linf apart by 1.0
+    # CIFAR-100: SwARo clean 50.0 vs RoCL 44.0, l1 equal, linf apart by 1.0
     m_sw = dict(clean=50.0, linf_8=20.0, linf_16=5.0, l2_025=36.0, l2_05=30.0, l1_784=40.0, l1_12=30.0)
-    m_ro = dict(m_sw, clean=44.0, linf_8=21.0, l2_05=36.0)   # and l2 0.5 apart by 6.0 (two standard errors 3.0): comparable in part
-    # and ACL (100 epochs): ahead of SwARo on l_inf 8 by 10 (beyond noise), l1 10 points below SwARo's, its transfer 5 below
+    m_ro = dict(m_sw, clean=44.0, linf_8=21.0, l2_05=36.0)   # and l2 0.5 apart by 6.0
+    # and ACL (100 epochs): ahead of SwARo on l_inf 8 by 10, l1 10 points below SwARo's, its transfer 5 below
     m_acl = dict(m_sw, clean=40.0, linf_8=30.0, l1_784=30.0, l1_12=20.0)
     acl = dict(_c100_record(r200[ro], 'syn-acl-c100', m_acl), method='acl', epochs=100)
     acl['config'] = dict(acl['config'], method='acl')
@@ -279,7 +282,7 @@ def test_report_verdicts_from_new_records(tmp_path):
     # rLE heads (results/eval/rle/): SwARo+rLE clean 70.0 vs RoCL+rLE 65.0 on one seed each; l1 equal
     shutil.rmtree(res / 'eval' / 'rle', ignore_errors=True); (res / 'eval' / 'rle').mkdir()   # only the synthetic heads below
     # and heads of other lengths from encoders without an LE record, set against no head of 15 epochs: at 40 rLE epochs SwARo 90.0
-    # against RoCL 91.0 (two standard errors 1.8: no clear difference), at 60 a SwARo head alone (no RoCL head: no columns)
+    # against RoCL 91.0, at 60 a SwARo head alone (no RoCL head: no columns)
     for n, c, E, run in ((sw, 70.0, 15, sw), (ro, 65.0, 15, ro), (sw, 90.0, 40, 'syn-swaro-c10-200-s9'), (ro, 91.0, 40, 'syn-rocl-c10-200-s9'),
                          (sw, 50.0, 60, 'syn-swaro-c10-200-s8')):
         rle = dict(r200[n]['metrics'], clean=c, l1_784=30.0, l1_12=20.0)
@@ -288,40 +291,73 @@ def test_report_verdicts_from_new_records(tmp_path):
     nb = _run('report.ipynb', tmp_path / 'report.ipynb', tmp_path, results_dir='results')
     _no_errors(nb)
     md = _markdown(nb)
-    assert 2 * math.sqrt((70 * 30 + 65 * 35) / 2000) < 5.0   # so: ahead
-    assert 2 * math.sqrt((90 * 10 + 91 * 9) / 2000) > 1.0   # so: no clear difference at 40 epochs
-    assert ("- **with rLE heads (Table 1's +rLE rows): clean accuracy above RoCL+rLE's**: holds in part — rle15_clean +5.00 (ahead); "
-            "rle40_clean -1.00 (no clear difference).") in md   # each length against its own: mixed, the means would be 80 against 78
-    assert ("- **with rLE heads: more robust than RoCL+rLE to the unseen ℓ1 attacks**: not shown (no clear difference) — rle15_l1_784 +0.00 "
-            "(no clear difference); rle15_l1_12 +0.00 (no clear difference); rle40_l1_784 +0.00 (no clear difference)") in md
+    U = 'unresolved (no per-image record)'   # none of these records keeps per-image data: every verdict is unresolved, every difference shown
+    assert (f"- **with rLE heads (Table 1's +rLE rows): clean accuracy above RoCL+rLE's**: {U} — rle15_clean +5.00 ({U}); "
+            f"rle40_clean -1.00 ({U}).") in md   # each length against its own
+    assert f"- **with rLE heads: more robust than RoCL+rLE to the unseen ℓ1 attacks**: {U} — rle15_l1_784 +0.00 ({U}); rle15_l1_12 +0.00 ({U}); rle40_l1_784 +0.00" in md
     s_sw, s_ro = r200[sw]['config']['seed'], r200[ro]['config']['seed']
     assert (f"the rLE heads from `{res / 'eval' / 'rle'}`, each length its own columns (rle15_*: heads of 15 epochs, SwARo seed {s_sw} against RoCL seed {s_ro}; "
             f"rle40_*: heads of 40 epochs, SwARo seed {s_sw} against RoCL seed {s_ro})") in md
     assert 'rle60_' not in md   # no RoCL head of 60 epochs: that length has no columns
-    out = _stdout(nb)   # one head a method at 15 and 40 epochs, no method with two heads of one length: the LE seeds' spread for scale
-    assert ("Where a method has one rLE head of a length (rle15_*, rle40_*), 'ahead' and 'behind' on those columns weigh the test sample's noise only. "
-            "No method has two rLE heads of one length; for scale, the widest spread of one method's LE-head seeds, per column: clean ") in out
-    se = lambda a, b: 2 * math.sqrt((a * (100 - a) + b * (100 - b)) / 2000)
-    assert se(84, 80) < 4.0 and se(60, 61) > 1.0   # so: ahead from AT, no clear difference from the other
     line = next(l for l in md.splitlines() if l.startswith('- **black-box robustness (Table 4)'))
-    assert f"Table 4: linf_8 from at ({sw} vs {ro}) +4.00 (ahead)" in line and f"Table 4: linf_8 from other ({sw} vs {ro}) -1.00 (no clear difference)" in line
-    assert ': holds in part —' in line
-    assert se(50, 44) < 6.0 and se(20, 21) > 1.0 and se(70, 69.5) > 0.5
+    assert f"Table 4: linf_8 from at ({sw} vs {ro}) +4.00 ({U})" in line and f"Table 4: linf_8 from other ({sw} vs {ro}) -1.00 ({U})" in line
+    assert line.startswith(f"- **black-box robustness (Table 4): more accurate than RoCL under the same attacker's examples**: {U} —")
     c100 = md[md.index("The paper's claims on CIFAR-100"):]
-    assert "- **clean accuracy much higher than RoCL's**: holds — clean +6.00 (ahead)." in c100
-    assert se(30, 36) < 6.0
-    assert ("- **ℓ∞ and ℓ2 robustness comparable to RoCL's**: holds in part — linf_8 -1.00 (no clear difference); linf_16 +0.00 "
-            "(no clear difference); l2_025 +0.00 (no clear difference); l2_05 -6.00 (behind).") in c100
-    assert "- **ℓ1 robustness as RoCL's (the paper's Table 2: 52.44 / 52.18 against 52.44 / 52.08)**: holds — l1_784 +0.00 (no clear difference); l1_12 +0.00 (no clear difference)." in c100
-    assert "- **better transfer, CIFAR-100 → CIFAR-10 (Table 5)**: not shown (no clear difference) — c100_to_c10 +0.50 (no clear difference)." in c100
-    assert se(40, 30) < 10.0 and se(50, 40) < 10.0 and se(70, 65) < 5.0   # so against ACL: behind on linf_8, ahead on l1 and transfer
-    assert "- **substantially higher ℓ1 robustness than ACL's**: holds — l1_784 +10.00 (ahead); l1_12 +10.00 (ahead)." in c100
-    assert "- **ACL ahead on ℓ∞ and ℓ2**: holds in part — linf_8 -10.00 (behind); linf_16 +0.00 (no clear difference)" in c100
-    assert "- **better transfer than ACL, CIFAR-100 → CIFAR-10 (Table 5)**: holds — c100_to_c10 +5.00 (ahead)." in c100
-    assert "SwARo (1 seed, 200 epochs) − ACL (1 seed, 100 epochs)" in md and "With one seed a method" in _stdout(nb)
+    assert f"- **clean accuracy much higher than RoCL's**: {U} — clean +6.00 ({U})." in c100
+    assert (f"- **ℓ∞ and ℓ2 robustness comparable to RoCL's**: {U} — linf_8 -1.00 ({U}); linf_16 +0.00 ({U}); l2_025 +0.00 ({U}); "
+            f"l2_05 -6.00 ({U}).") in c100
+    assert f"- **better transfer, CIFAR-100 → CIFAR-10 (Table 5)**: {U} — c100_to_c10 +0.50 ({U})." in c100
+    assert f"- **substantially higher ℓ1 robustness than ACL's**: {U} — l1_784 +10.00 ({U}); l1_12 +10.00 ({U})." in c100
+    assert f"- **better transfer than ACL, CIFAR-100 → CIFAR-10 (Table 5)**: {U} — c100_to_c10 +5.00 ({U})." in c100
+    assert "SwARo (1 seed, 200 epochs) − ACL (1 seed, 100 epochs)" in md
     row = next(l for l in md.splitlines() if l.startswith('| syn-swaro-c100 | SwARo | 50.00 | 20.00 |'))   # Table 2's row
     assert '| 70.00 |' in row and '| 5000 |' in row
     assert f"| paper, Table 2 and Table 5 | SwARo | {PAPER['table2']['swaro']['clean']:.2f} |" in md
+    assert "No column tested: every verdict is unresolved" in _stdout(nb)
+
+def _md_table(md: str, head: str) -> dict:
+    "The Markdown table of `md` whose heading line starts with `head`: first cell -> {heading: cell}."
+    lines = md.splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith(head))
+    cells = lambda l: l.strip().strip('|').split(' | ')
+    keys = [c.strip() for c in cells(lines[at])]
+    out = {}
+    for l in lines[at + 2:]:
+        if not l.startswith('|'): break
+        row = dict(zip(keys, (c.strip() for c in cells(l)))); out[row[keys[0]]] = row
+    return out
+
+def test_report_five_seed(tmp_path):
+    "Synthetic five-seed records with per-image bits in results/eval/five-seed: the verdict section switches to them, every interval and verdict as recomputed here from the bits, the claims and the forest plot follow."
+    template = json.loads((RES / 'eval' / 'swaro-c10-200-s0-eval.json').read_text())
+    recs = five_seed_records(template)
+    view = results_view(tmp_path / 'results', RES, recs)
+    nb = _run('report.ipynb', tmp_path / 'report.ipynb', tmp_path, results_dir=str(view))
+    _no_errors(nb)
+    md, out = _markdown(nb), _stdout(nb)
+    assert "The five-seed set in" in md and "awaits the five-seed records" not in md
+    assert "SwARo: 5 seeds (c10-200-swaro-s0, " in md and "trained at commit f1ve5ee, evaluated on 400 test images" in md
+    g = five_groups(recs)
+    table = _md_table(md, '| column | SwARo | RoCL | SwARo (random targets) |')
+    n = 0
+    for name, (a, b) in (('SwARo − RoCL', (g['swaro'], g['rocl'])), ('random targets − SwARo', (g['rand'], g['swaro']))):
+        for col, head in [(k, 'le') for k in ('clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12', 'bim', 'bim_t', 'fgsm',
+                                              'fgsm_t', 'jitter', 'jitter_t', 'aa_l2_05', 'aa_linf_8')] + [(f'rle:{k}', 'rle') for k in ('clean', 'linf_8', 'l1_12')]:
+            e = expected(a, b, col.removeprefix('rle:'), head)
+            row = table[col]
+            assert row[name] == f"{e['diff']:+.2f} [{e['ci_low']:+.2f}, {e['ci_high']:+.2f}]" and row[f'{name}: verdict'] == e['verdict'], (name, col, row)
+            n += 1
+    assert len(table) == 15 + 7 and table['clean']['SwARo'].endswith(', 5 seeds)')
+    assert table['clean']['SwARo − RoCL: verdict'] == 'ahead' and table['linf_8']['SwARo − RoCL: verdict'] == 'behind'   # the effects drawn
+    assert "44 columns tested at 95% each, no multiplicity correction" in out
+    rand = {c: r['random targets − SwARo: verdict'] for c, r in table.items()}
+    if set(rand.values()) == {'no clear difference'}: assert 'match SwARo within the 95% interval on all 22 columns tested' in md
+    else: assert all(f"{c}" in md for c, v in rand.items() if v in ('ahead', 'behind'))
+    # the claims: from the same records, the rLE columns named by their rLE epochs
+    assert "- **clean accuracy above RoCL's**: holds — clean " in md
+    assert "- **ℓ∞ robustness comparable to RoCL's**: does not hold — linf_8 " in md
+    e = expected(g['swaro'], g['rocl'], 'clean', 'rle')
+    assert f"rle30_clean {e['diff']:+.2f} ({e['verdict']})" in md and "the rLE heads of the same records" in md
 
 FORBIDDEN = re.compile(r"\bsessions?\b|\bleases?\b|GPU host|DESIGN\.md|\.\./shared|issue \d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", re.I)
 

@@ -260,7 +260,8 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     assert rec['run'] == 'tiny' and rec['epochs'] == 1 and 'linf_8' in rec['metrics'] and rec['resumed'] == []
     import tarfile
     packed = tarfile.open(S / 'pack.tar').getnames()
-    assert 'eval/fp32/tiny-eval.json' in packed and not any(n.endswith('.pt') for n in packed), packed   # records, no weights
+    assert 'eval/fp32/tiny-eval.json' in packed, packed
+    assert [n for n in packed if n.endswith('.pt')] == ['eval/fp32/tiny-eval-heads.pt'], packed   # the fitted heads come back; no weights
     # wrong weights: not preloaded, and then neither trained (a short run under its name) nor evaluated
     (W / 'tiny.pt').write_bytes(b'not the weights')
     S2 = tmp_path / 's2'
@@ -282,3 +283,315 @@ def test_processes_sharing_a_gpu_share_its_time():
     assert base > 0
     assert m1.predict(dict(ev, procs=3), 0.0)['attacks_table1'] == pytest.approx(base)         # more processes on one GPU: no faster
     assert m1.predict(dict(ev, eval_gpus=2), 0.0)['attacks_table1'] == pytest.approx(base / 2)  # a second GPU halves the attacks
+
+
+# ------------------------------------------------------------------ the five-seed set: reference AutoAttack, layouts, plans
+def test_reference_autoattack_is_priced_then_measured(tmp_path, capsys):
+    "The reference AutoAttack costs REF_AA_UNITS per image and norm (ASSUMED, said) until a record times a ref_aa_* column; then its timing."
+    evs = [evrec()]; evs[0]['_file'] = 'x'
+    m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    assert m.ref_units == plan.REF_AA_UNITS and not m.ref_measured and 'reference AutoAttack ASSUMED 5000' in m.describe()
+    ev = dict(le_epochs=150, rle_epochs=0, n_test=4000, reference=['linf_8'])
+    p = m.predict(ev, 0)
+    assert p['attacks_reference'] == pytest.approx(plan.AA_N * plan.REF_AA_UNITS * m.unit_s)       # one head, one norm, first AA_N images
+    two = m.predict(dict(ev, rle_epochs=5, reference=['ref_aa_linf_8', 'l2_05'], eval_gpus=2), 0)   # both spellings; two heads over 2 GPUs
+    assert two['attacks_reference'] == pytest.approx(2 * 2 * plan.AA_N * plan.REF_AA_UNITS * m.unit_s / 2)
+    assert m.predict(dict(ev, robust_frac=0.05), 0)['attacks_reference'] == pytest.approx(p['attacks_reference'] * 0.05 / plan.ROBUST_FRAC)
+    assert m.predict(dict(le_epochs=150, rle_epochs=0, n_test=4000), 0)['attacks_reference'] == 0
+    # a record that times the reference (2 processes on 2 GPUs: process-seconds are GPU-seconds) replaces the assumption
+    e = evrec(); e['_file'] = 'y'; e['budgets'].update(autoattack_images=500, workers=['cuda:0', 'cuda:1'])
+    e['budgets']['attacks']['ref_aa_linf_8'] = dict(kind='ref-autoattack', steps=100); e['seconds']['attacks_le']['ref_aa_linf_8'] = 40.0
+    m2 = plan.EvalModel([e], 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    assert m2.ref_measured == 1 and m2.ref_units == pytest.approx(40.0 / (500 * m2.unit_s)) and 'from 1 timings' in m2.describe()
+    assert m2.aa_units == plan.AA_UNITS   # the reference is not torchattacks' AutoAttack
+    # through the command: the per-run line shows it; an unknown column is one line naming the known ones
+    runs = [dict(name='a', method='swaro', epochs=10, eval=dict(le_epochs=10, n_test=1000, reference=['linf_8']))]
+    rc, out, err, js = run_plan(tmp_path, capsys, [dict(r) for r in runs], [spd('swaro', 1.0)], evs, '--gpus', 1)
+    assert rc == 0 and js['runs'][0]['eval_s']['attacks_reference'] > 0 and 'reference AutoAttack' in out
+    rc, out, err, js = run_plan(tmp_path, capsys, [dict(runs[0], eval=dict(reference=['linf_4']))], [spd('swaro', 1.0)], evs, '--gpus', 1)
+    assert rc == 2 and "unknown column 'linf_4'" in err and 'l2_05' in err and len(err.strip().splitlines()) == 1
+
+
+def test_attack_list_fractional_gpus_and_card_speeds(tmp_path, capsys):
+    "eval 'attacks' prices the columns named (members on the robust share); eval_gpus may be fractional; s_per_epoch may be given per card."
+    evs = [evrec()]; evs[0]['_file'] = 'x'
+    m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    p = m.predict(dict(le_epochs=0, n_test=1000, attacks=['clean', 'l2_05', 'l1_12']), 0)
+    units = 1 + plan.ROBUST_FRAC * (21 + 101 + 9 * 101) + plan.ROBUST_FRAC * (21 + 3 * 51)   # worst cases run every member on the robust share
+    assert p['attacks_table1'] == pytest.approx(1000 * units * m.unit_s)
+    q = m.predict(dict(le_epochs=0, n_test=1000, attacks=['clean', 'l2_05', 'pgd_l2_05']), 0)   # a member asked for runs on every image
+    assert q['attacks_table1'] == pytest.approx(1000 * (1 + 21 + plan.ROBUST_FRAC * (101 + 9 * 101)) * m.unit_s)
+    full = m.predict(dict(le_epochs=150, n_test=1000), 0)
+    assert m.predict(dict(le_epochs=150, n_test=1000, eval_gpus=4 / 3), 0)['attacks_table1'] == pytest.approx(full['attacks_table1'] * 3 / 4)
+    speed = [spd('swaro', 2.0)]
+    runs = [dict(name='a', method='swaro', epochs=60, s_per_epoch={'H200': 1.0, 'H100': 3.0}),
+            dict(name='b', method='swaro', epochs=60, s_per_epoch={'A100': 1.0})]   # no key in the card: the records
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, (), '--gpus', 2)
+    r = {x['name']: x for x in js['runs']}
+    assert rc == 0 and r['a']['s_per_epoch'] == 3.0 and r['b']['s_per_epoch'] == 2.0 and r['b']['assumption'] is None
+    for ev, msg in [(dict(attacks=['clean', 'linf_9']), "unknown attack(s) ['linf_9']"), (dict(attacks='clean'), 'non-empty list'),
+                    (dict(eval_gpus=0.5), 'eval_gpus must be a number >= 1')]:
+        rc, out, err, js = run_plan(tmp_path, capsys, [dict(name='a', method='swaro', epochs=1, eval=ev)], speed, evs, '--gpus', 1)
+        assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_layout_file_turns_process_seconds_into_gpu_seconds(tmp_path):
+    "A record whose two attack processes had 1.333 GPUs (a shared helper, layout.json) gives 1.333/2 of its process-seconds as GPU-seconds."
+    d = tmp_path / 'ev'; d.mkdir()
+    e = evrec(pgd_s=1.2); e['run'] = 'r1'; e['budgets']['workers'] = ['cuda:0', 'cuda:1']
+    (d / 'r1-eval.json').write_text(json.dumps(e))
+    alone = plan.EvalModel(plan.load_records([d])[1], 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    (d / 'layout.json').write_text(json.dumps({'runs': {'r1': {'eval_gpus': 4 / 3}}}))
+    shared = plan.EvalModel(plan.load_records([d])[1], 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    assert shared.unit_s == pytest.approx(alone.unit_s * (4 / 3) / 2)
+    (d / 'layout.json').write_text('{"runs": 3}')
+    with pytest.raises(plan.PlanError, match='not a layout file'): plan.load_records([d])
+
+
+def _launch_vars(line: str) -> dict:
+    "NAME='...' and NAME=word assignments of a launch line."
+    import shlex
+    out = {}
+    for w in shlex.split(line.replace(';', ' ; ').replace('&&', ' && ')):
+        if '=' in w and re.fullmatch(r'[A-Z_]+=.*', w, re.S): k, v = w.split('=', 1); out.setdefault(k, v)
+    return out
+
+@pytest.mark.parametrize('name', ['five-seed-lease1.json', 'five-seed-lease2.json'])
+def test_five_seed_plans_fit_and_their_launch_lines_agree(name, capsys):
+    "A five-seed lease fits 27 min on 4x H200; its launch line trains the plan's runs and evaluates them with the set's one protocol."
+    from swaro_nb.cli import eval_parser, check_eval_args
+    path = ROOT / 'tools/gpu/plans' / name
+    assert plan.main([str(path), '--gpus', '4', '--card', 'H200', '--limit-min', '27']) == 0
+    out = capsys.readouterr().out
+    assert 'reference AutoAttack' in out
+    spec = json.loads(path.read_text())
+    v = _launch_vars(spec['launch'])
+    assert spec['launch'] in spec['note'] and 'setsid nohup bash tools/gpu/repro_session.sh' in spec['launch']
+    assert 'cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) ' in spec['launch'] and v['EVAL_FROM'] == 'f16' and v['WEIGHTS'] == '1' and len(spec['launch']) < 2000
+    protocol = (ROOT / 'tools/gpu/plans/five-seed-eval.txt').read_text().strip()
+    assert v['EVAL'] == protocol
+    a = eval_parser().parse_args(['run', *protocol.split()]); check_eval_args(eval_parser(), a)   # swaro_eval takes the flags
+    trained = [r for r in spec['runs'] if not r.get('trained')]
+    runs = [x.split(':') for x in v['RUNS'].split()]
+    assert [(n, p, int(s)) for n, p, s, *_ in runs] == [(r['name'], r['preset'], r['seed']) for r in trained]
+    for (n, p, s, *more), r in zip(runs, trained):
+        assert (more[0].replace(',', ' ') if more else '') == r.get('train_flags', '')
+        assert n == f"c10-200-{ {'rocl': 'rocl', 'swaro': 'rand' if 'random' in r.get('train_flags', '') else 'swaro'}[r['method']] }-s{s}"
+    ev = {**spec['defaults']['eval']}
+    assert f"--rle-epochs {ev['rle_epochs']}" in protocol and f"--le-epochs {ev['le_epochs']}" in protocol and f"--n-test {ev['n_test']}" in protocol
+    cols = a.attacks.split(',')
+    assert [c for c in cols if c.startswith('ref_aa_')] == plan.reference_names(ev['reference']) and not ev['autoattack']
+    assert [c for c in cols if not c.startswith('ref_aa_')] == [k for k in plan.library_sets()[0]['table1'] if k != 'clean']
+    assert ev['table3'] and ev['rocl_protocol'] and a.table3 and a.rocl_protocol and a.shards == 4 and not a.autoattack
+    gpus, helpers = v['GPUS'].split(','), v['HELP'].split(',')
+    assert len(gpus) == len(trained) and len(helpers) == len(gpus) and len(set(helpers)) == 1 and helpers[0] not in gpus
+    assert ev['eval_gpus'] == pytest.approx(1 + 1 / len(gpus), abs=1e-3)   # one helper GPU shared by the evaluations
+    dl, res = int(v['DEADLINE']), int(v['EVAL_RESERVE'])
+    for r in trained:   # every training finishes its 200 epochs inside repro_session.sh's time limit, with a minute of start-up
+        assert r['s_per_epoch']['H200'] * r.get('epochs', 200) + 60 <= dl - res - 30
+    assert dl <= 1560   # the job's end, its final polls and the staging inside a 30-minute lease
+
+
+def test_five_seed_h100_fallback_trains_only_and_fits():
+    "On H100s the lease only trains (four runs, weights exported); it fits 27 min with the H100 speeds."
+    path = ROOT / 'tools/gpu/plans/five-seed-lease1-h100.json'
+    assert plan.main([str(path), '--gpus', '4', '--card', 'H100', '--limit-min', '27']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
+    assert v['EVAL'] == 'none' and v['WEIGHTS'] == '1' and v['EVAL_FROM'] == 'f16' and spec['launch'] in spec['note']
+    assert [x.split(':')[0] for x in v['RUNS'].split()] == [r['name'] for r in spec['runs']] and len(v['GPUS'].split(',')) == 4
+    for r in spec['runs']: assert r['s_per_epoch']['H100'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
+
+
+def _git(*a):
+    import subprocess
+    return subprocess.run(['git', *a], cwd=ROOT, capture_output=True)
+
+def test_pinned_copies_one_commit_its_data_and_the_reference(tmp_path):
+    "pinned.sh: the commit's code exactly (git archive), its PINNED_COMMIT, results/ data, pyautoattack without its examples; receive.sh installs it."
+    import os, subprocess, sys
+    if _git('rev-parse', '--git-dir').returncode: pytest.skip('not a git checkout')
+    if _git('cat-file', '-e', 'HEAD:tools/gpu/ref_extras.py').returncode: pytest.skip('HEAD predates the five-seed tools')
+    pytest.importorskip('pyautoattack')
+    head = _git('rev-parse', 'HEAD').stdout.decode().strip()
+    dest = tmp_path / 'pinned'
+    env = dict(os.environ, PIN_ANY_DEST='1', PIN_NO_DOWNLOAD='1', PIN_CACHE=str(tmp_path / 'cache'), PYTHON=sys.executable)
+    r = subprocess.run(['bash', 'tools/gpu/pinned.sh', 'HEAD', str(dest)], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (dest / 'PINNED_COMMIT').read_text().strip() == head and f'commit {head}' in (dest / 'PINNED').read_text()
+    for f in ('swaro_nb/robustness.py', 'tools/gpu/repro_session.sh', 'setup.py'):
+        assert (dest / f).read_bytes() == _git('show', f'HEAD:{f}').stdout   # the commit's version, not the working tree's
+    assert not (dest / 'nbs').exists() and (dest / 'results' / 'weights-c10-200.json').is_file()
+    assert (dest / '_site/pyautoattack/autoattack.py').is_file() and not list(dest.glob('_site/**/examples'))
+    site, code = tmp_path / 'site', tmp_path / 'code'
+    subprocess.run(['sh', str(dest / 'receive.sh')], env=dict(os.environ, PINNED_SITE=str(site), PINNED_TO=str(code)), check=True, capture_output=True)
+    got = subprocess.run([sys.executable, '-c', 'import swaro_nb, pyautoattack; print(swaro_nb.__file__); print(pyautoattack.__file__)'], cwd=code,
+                         env=dict(os.environ, PYTHONPATH=f'{site}:{code}'), capture_output=True, text=True, check=True).stdout.split()
+    assert got[0].startswith(str(code)) and got[1].startswith(str(site))
+    bad = subprocess.run(['bash', 'tools/gpu/pinned.sh', 'no-such-tag-xyz', str(dest)], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and 'neither a tag nor a commit' in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert (dest / 'PINNED_COMMIT').is_file()   # a refused call leaves the pinned folder as it was
+
+
+def _fake_pack(root, commit='abc1234'):
+    "A repro_session.sh pack as a five-seed lease leaves it: one run evaluated, its weights in two pieces, one run cut, an extras record."
+    import hashlib, os
+    from swaro_nb.core import pack_bits, pack_codes
+    import torch
+    p, w = root / 'pack', root / 'back'; w.mkdir(parents=True)
+    blob = os.urandom(3000); (w / 'runA.weights.pt.0').write_bytes(blob[:2000]); (w / 'runA.weights.pt.1').write_bytes(blob[2000:])
+    sha = hashlib.sha256(blob).hexdigest()
+    (p / 'records' / 'runA').mkdir(parents=True)
+    for f in ('config.json', 'run.json', 'metrics.jsonl'): (p / 'records' / 'runA' / f).write_text('{}')
+    (p / 'logs').mkdir(); (p / 'logs' / 'train_runA.log').write_text('trained')
+    (p / 'events.log').write_text(f"01:00:00 +90s runA: weights (float16) in 2 piece(s), sha256 {sha}, 3000 bytes\n01:20:00 +1300s all done\n")
+    ev = p / 'eval' / 'fp32'; ev.mkdir(parents=True)
+    bits = pack_bits(torch.tensor([True, False, True, True]))
+    rec = dict(kind='eval', run='runA', commit=commit, card='NVIDIA H200', metrics=dict(clean=75.0, linf_8=50.0, ref_aa_linf_8=50.0),
+               ref_check={'le': {'linf_8': dict(column=50.0, reference=50.0, reference_key='ref_aa_linf_8', gap=0.0, n=4)}},
+               per_image=dict(encoding='packbits-little-base64', n=4, test_index=pack_codes(torch.arange(4), 'uint16'), correct={'le': {'clean': bits}}),
+               seconds=dict(total=300.0), flags=[])
+    (ev / 'runA-eval.json').write_text(json.dumps(rec)); (ev / 'runA-eval-heads.pt').write_bytes(b'heads')
+    (ev / 'runB-eval.parts').mkdir(); (ev / 'runB-eval.parts' / 'le.json').write_text('{}')
+    (p / 'side' / 'extras').mkdir(parents=True)
+    (p / 'side' / 'extras' / 'runA-ref-extras.json').write_text(json.dumps(dict(kind='ref-extras', run='runA', ref_check={
+        'l2_05': dict(column=60.0, reference=59.5, gap=0.5, n=4)})))
+    plan_f = root / 'plan.json'
+    plan_f.write_text(json.dumps({'defaults': {'eval': {'eval_gpus': 1.333}}, 'runs': [{'name': 'runA'}, {'name': 'runC', 'eval': None}]}))
+    return p, w, sha, rec, plan_f
+
+def test_land_five_seed_copies_checks_and_stages(tmp_path):
+    "land: records, evaluation and extras records, the cut run's pieces, logs, weights joined and checked, layout; stage: a folder to carry."
+    import subprocess, sys, tarfile
+    land = lambda *a, cwd=tmp_path / 'co': subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), *map(str, a)],
+                                                          cwd=cwd, capture_output=True, text=True)
+    co = tmp_path / 'co'; co.mkdir()
+    p, w, sha, rec, plan_f = _fake_pack(tmp_path)
+    with tarfile.open(tmp_path / 'pack.tar', 'w') as t: t.add(p, arcname='.')   # as poll.sh brings it back
+    r = land('land', tmp_path / 'pack.tar', '--logs', '2026-11-28-a-h200x4', '--weights', w, '--plan', plan_f, '--commit', 'abc1234ffff')
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = co / 'results'
+    assert json.loads((res / 'eval/five-seed/runA-eval.json').read_text()) == rec
+    assert (res / 'eval/five-seed/runA-ref-extras.json').is_file() and (res / 'runs/runA/run.json').is_file()
+    assert (res / 'eval/parts/runB-eval.parts/le.json').is_file() and 'runB: evaluation cut by its deadline' in r.stdout
+    assert (res / 'logs/2026-11-28-a-h200x4/train_runA.log').is_file() and 'runA' in (res / 'logs/2026-11-28-a-h200x4/note.txt').read_text()
+    man = json.loads((res / 'weights-five-seed.json').read_text())['runs']['runA']
+    assert man['sha256'] == sha and man['bytes'] == 3000 and man['pieces'] == 2
+    store = co / '.gpu/five-seed-weights/runA'
+    assert (store / 'runA.pt').read_bytes() == (w / 'runA.weights.pt.0').read_bytes() + (w / 'runA.weights.pt.1').read_bytes()
+    assert (store / 'runA-eval-heads.pt').read_bytes() == b'heads' and 'runA-eval-heads.pt' in r.stdout   # the heads: said where they are
+    assert json.loads((res / 'eval/five-seed/layout.json').read_text())['runs'] == {'runA': {'eval_gpus': 1.333, 'plan': str(plan_f)}}
+    r = land('stage', 'runA', '--to', '.gpu/five-seed-w1')
+    assert r.returncode == 0 and sorted(f.name for f in (co / '.gpu/five-seed-w1').iterdir()) == ['receive.sh', 'runA-eval-heads.pt', 'runA.pt']
+    for args, msg in [(('stage', 'runA', '--to', '.gpu/x', '--max-mb', '0.001'), 'more than --max-mb'),
+                      (('stage', 'runZ', '--to', '.gpu/x'), 'land the lease that trained runZ'),
+                      (('land', p, '--logs', 'x', '--commit', 'fff0000'), 'is not the pinned fff0000')]:
+        r = land(*args)
+        assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    (p / 'back2').mkdir(); (p / 'back2' / 'runA.weights.pt.0').write_bytes(b'x'); (p / 'back2' / 'runA.weights.pt.1').write_bytes(b'y')
+    r = land('land', p, '--logs', 'y', '--weights', p / 'back2')
+    assert r.returncode == 2 and 'joined weights have sha256' in r.stderr   # a corrupt piece is caught
+    rec3 = dict(rec, flags=['another evaluation']); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(rec3))
+    r = land('land', p, '--logs', 'w')   # the same run evaluated again: refused unless --replace, nothing copied
+    assert r.returncode == 2 and 'already holds another runA-eval.json' in r.stderr and not (res / 'logs/w').exists()
+    assert land('land', p, '--logs', 'w', '--replace').returncode == 0 and json.loads((res / 'eval/five-seed/runA-eval.json').read_text()) == rec3
+    rec2 = dict(rec); rec2.pop('per_image'); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(rec2))
+    r = land('land', p, '--logs', 'z')
+    assert r.returncode == 2 and 'no per_image data' in r.stderr
+
+
+def test_ref_extras_attacks_the_given_head_on_the_records_images(tmp_path):
+    "ref_extras.py: the LE head given (not refitted) on the float16 encoder, the record's test images, the worst case against the reference on the same images."
+    import dataclasses, subprocess, sys
+    import torch
+    pytest.importorskip('pyautoattack')
+    from swaro_nb.config import make_config
+    from swaro_nb.core import pack_codes
+    from swaro_nb.data import load_cifar, subset_indices
+    from swaro_nb.runs import untrained_run, export_weights, load_run
+    from swaro_nb.evaluate import feature_dim
+    te = load_cifar('cifar10', False)
+    cfg = make_config('smoke', name='tiny', subset_per_class=10, batch_size=50, width=8, proj_hidden=64, n_clusters=10)
+    d = tmp_path / 'runs' / 'tiny'
+    untrained_run(d, cfg, load_cifar('cifar10').images[:256].float() / 255)
+    export_weights(d, d / 'weights.pt', half=True); (d / 'checkpoint.pt').unlink()
+    (d / 'config.json').write_text(json.dumps(dataclasses.asdict(cfg)))
+    net, method, _, _ = load_run(d, 'cpu'); enc = method.encoder(net)
+    idx = subset_indices(len(te.labels), 8, 0); x, y = te.images[idx].float() / 255, te.labels[idx]
+    with torch.no_grad(): f = enc(x)
+    fd = feature_dim(enc, 'cpu')
+    head = torch.nn.Linear(fd, 10)   # nearest class mean of these very images: the head classifies several of them correctly
+    with torch.no_grad():
+        means = torch.stack([f[y == c].mean(0) if (y == c).any() else torch.zeros(fd) for c in range(10)])
+        head.weight.copy_(means - f.mean(0)); head.bias.zero_()
+        clean = (head(f).argmax(1) == y).float().mean().item() * 100
+    hd = tmp_path / 'heads'; hd.mkdir()
+    torch.save(dict(le=head.state_dict(), feature_dim=fd, n_classes=10), hd / 'tiny-eval-heads.pt')
+    out = tmp_path / 'out'
+    r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/ref_extras.py'), 'tiny', '--runs', tmp_path / 'runs', '--heads', hd, '--out', out,
+                        '--n-test', '8', '--autoattack-n', '4', '--columns', 'l2_05', '--shards', '2', '--smoke', '--device', 'cpu'],
+                       capture_output=True, text=True, env=dict(__import__('os').environ, OMP_NUM_THREADS='1'), timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rec = json.loads((out / 'tiny-ref-extras.json').read_text())
+    assert rec['kind'] == 'ref-extras' and rec['head'] == 'le' and rec['metrics']['clean'] == pytest.approx(clean) and clean >= 25
+    rc = rec['ref_check']['l2_05']
+    assert rc['n'] == 4 and rc['reference_key'] == 'ref_aa_l2_05' and rc['gap'] == pytest.approx(rc['column'] - rc['reference'])
+    assert set(rec['metrics']) >= {'clean', 'l2_05', 'ref_aa_l2_05'} and rec['budgets']['shards'] == 2
+    assert rec['per_image']['test_index'] == pack_codes(idx, 'uint16') and set(rec['per_image']['correct']['le']) >= {'clean', 'l2_05', 'ref_aa_l2_05'}
+    import hashlib
+    assert rec['weights']['sha256'] == hashlib.sha256((d / 'weights.pt').read_bytes()).hexdigest()
+    # an evaluation record of other test images is refused; the other runs would still be done (exit 1)
+    recs = tmp_path / 'recs'; recs.mkdir()
+    (recs / 'tiny-eval.json').write_text(json.dumps(dict(budgets=dict(n_test=8, seed=0), per_image=dict(test_index=pack_codes(torch.arange(8), 'uint16')))))
+    r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/ref_extras.py'), 'tiny', '--runs', tmp_path / 'runs', '--heads', hd, '--out', out,
+                        '--records', recs, '--device', 'cpu'], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and 'are not those of' in r.stderr
+
+
+def test_repro_session_evaluates_from_the_float16_weights_it_exports(tmp_path):
+    "EVAL_FROM=f16: the weights come back in pieces with their sha256 before the evaluation, which reads exactly them; EVAL=none only trains."
+    import hashlib, os, subprocess, sys, tarfile
+    import torch
+    work = tmp_path / 'work'; work.mkdir(); (work / 'tools').symlink_to(ROOT / 'tools')
+    env = dict(os.environ, OMP_NUM_THREADS='1', MPLBACKEND='Agg', SMOKE='1', PYTHON=sys.executable, GPUS='0', EPOCHS='1', DEADLINE='400',
+               EVAL_RESERVE='200', RUNS='tiny:smoke:0', WEIGHTS='1', EVAL_FROM='f16', TSNE='0', EVAL='--no-rle --attacks clean')
+    S = tmp_path / 's'
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S)), cwd=work, capture_output=True, text=True, timeout=420)
+    events = (S / 'events.log').read_text()
+    assert r.returncode == 0 and 'tiny: eval (fp32) exit 0' in events, events + r.stderr[-2000:]
+    m = re.search(r'tiny: weights \(float16\) in (\d+) piece\(s\), sha256 ([0-9a-f]{64}), (\d+) bytes', events)
+    assert m and events.index('weights (float16)') < events.index('tiny: evaluating'), events   # exported before the evaluation
+    blob = b''.join(f.read_bytes() for f in sorted((S / 'weights').glob('tiny.weights.pt.*')))
+    assert hashlib.sha256(blob).hexdigest() == m.group(2) and len(blob) == int(m.group(3))
+    assert (S / 'f16' / 'tiny' / 'weights.pt').read_bytes() == blob and not (S / 'f16' / 'tiny' / 'checkpoint.pt').exists()
+    rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
+    assert rec['run'] == 'tiny' and rec['run_dir'] == str(S / 'f16' / 'tiny') and list(rec['metrics']) == ['clean']
+    sd = torch.load(S / 'f16' / 'tiny' / 'weights.pt', weights_only=True)
+    assert all(v.dtype == torch.float16 for v in sd.values() if v.is_floating_point())
+    packed = tarfile.open(S / 'pack.tar').getnames()
+    assert 'eval/fp32/tiny-eval-heads.pt' in packed and not any(n.startswith('f16') or '.weights.pt' in n for n in packed), packed
+    S2 = tmp_path / 's2'
+    subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2), EVAL='none'), cwd=work, capture_output=True, text=True, timeout=420)
+    ev2 = (S2 / 'events.log').read_text()
+    assert 'tiny: EVAL=none, not evaluated' in ev2 and 'weights (float16) in' in ev2 and 'evaluating' not in ev2, ev2
+
+
+def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
+    "poll.sh on a finished job: the pack and event log, then weights pieces in order while they fit WMAX_MB (a call brings 64 MiB at most)."
+    import os, subprocess
+    S = tmp_path / 's'; (S / 'weights').mkdir(parents=True)
+    (S / 'DONE').touch(); (S / 'events.log').write_text('all done\n'); (S / 'pack.tar').write_bytes(b'p' * 100_000)
+    sizes = {'a.weights.pt.0': 15, 'a.weights.pt.1': 9, 'b.weights.pt.0': 15, 'b.weights.pt.1': 9}   # MiB, as two float16 encoders
+    for n, mb in sizes.items(): (S / 'weights' / n).write_bytes(b'w' * (mb << 20))
+    def poll(out, **env):
+        r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(os.environ, S=str(S), RUNS=str(tmp_path / 'runs'), OUT=str(out),
+                           WAIT='1', LOG=str(tmp_path / 'none.log'), **env), capture_output=True, text=True, timeout=60)
+        return r.stdout, sorted(f.name for f in out.iterdir())
+    out, got = poll(tmp_path / 'o1', WMAX_MB='30')
+    assert got == ['a.weights.pt.0', 'a.weights.pt.1', 'events.log', 'pack.tar'] and 'WFROM=2 for the next' in out and out.strip().endswith('DONE')
+    out, got = poll(tmp_path / 'o2', WMAX_MB='30', WFROM='2')
+    assert got == ['b.weights.pt.0', 'b.weights.pt.1', 'events.log', 'pack.tar'] and 'WFROM' not in out
+    for n, mb in (('c.weights.pt.0', 15), ('c.weights.pt.1', 9)): (S / 'weights' / n).write_bytes(b'w' * (mb << 20))
+    out, got = poll(tmp_path / 'o3')   # the default 60 MiB: two runs of the lease's three (72 MiB) in the first call
+    assert [g for g in got if 'weights' in g] == ['a.weights.pt.0', 'a.weights.pt.1', 'b.weights.pt.0', 'b.weights.pt.1'] and 'WFROM=4' in out
+    out, got = poll(tmp_path / 'o4', WMAX_MB='10')
+    assert 'does not fit WMAX_MB 10' in out and not any('weights' in g for g in got)

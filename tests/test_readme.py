@@ -1,7 +1,7 @@
 """The README's shell commands run as printed (the main job only with SWARO_TEST_MAIN=1: it takes minutes); every other
 command the README and the docs name is checked against the scripts it calls (options, presets, notebook parameters,
 output folders) without doing its work."""
-import json, os, re, shlex, subprocess, types
+import json, os, re, shlex, subprocess, sys, types
 from pathlib import Path
 import pytest
 from conftest import ROOT, cifar100_missing
@@ -42,12 +42,16 @@ def _arrow_paths(block: str) -> list:
     "Paths a block's comments promise (`... -> runs/x/`)."
     return re.findall(r'->\s*(runs/[\w./-]*)', block)
 
-def _verdict(a: list, b: list, n: int) -> tuple:
-    "The README's verdict rule written out again: means' difference, and ahead/behind only when the seeds do not overlap and the difference exceeds two standard errors of n test images."
-    import math
-    ma, mb = sum(a) / len(a), sum(b) / len(b)
-    se2 = 2 * math.sqrt(ma * (100 - ma) / (n * len(a)) + mb * (100 - mb) / (n * len(b)))
-    return ma - mb, 'ahead' if min(a) > max(b) and ma - mb > se2 else 'behind' if max(a) < min(b) and mb - ma > se2 else 'no clear difference'
+NO_PER_IMAGE = 'unresolved (no per-image record)'
+
+def _verdict(a: list, b: list, val, col: str, head: str = 'le') -> tuple:
+    "A column's difference and verdict recomputed from the records: without its bits in every record, the difference of the seed means and no verdict; with them, the paired bootstrap on the bits (decoded here)."
+    if not all(col in ((r.get('per_image') or {}).get('correct') or {}).get(head, {}) for r in a + b):
+        xa, xb = [val(r) for r in a], [val(r) for r in b]
+        return sum(xa) / len(xa) - sum(xb) / len(xb), NO_PER_IMAGE
+    from five_seed import expected
+    e = expected(a, b, col, head)
+    return e['diff'], e['verdict']
 
 def test_readme_cifar100_rows_are_the_records():
     "The README's CIFAR-100 table: a row per CIFAR-100 evaluation record with its Table 2 columns and its CIFAR-10 transfer, the paper's rows of Tables 2 and 5, and SwARo - RoCL with its verdicts recomputed from the records."
@@ -74,21 +78,20 @@ def test_readme_cifar100_rows_are_the_records():
              'SwARo': ([55.12, 20.19, 5.96, 36.37, 36.11, 52.44, 52.18], 75.52)}
     for m, (t2, t5) in paper.items():
         assert f"| paper, Tables 2 and 5 (2000 epochs) | {m} | | | | " + ' | '.join(f'{v:.2f}' for v in t2) + f" | {t5:.2f} | |" in README, m
-    # SwARo - RoCL: the verdict rule written out again (ahead/behind only when the seeds do not overlap and the difference exceeds two standard errors)
+    # SwARo - RoCL: each column's difference and verdict recomputed from the records
     pick = lambda m: [r for r in recs if r['method'] == m and r['config'].get('p', 0.75) == 0.75 and r['config'].get('swaro_targets', 'clusters') == 'clusters']
     sw, ro = pick('swaro'), pick('rocl')
     if not (sw and ro): return
     got = next(l for l in lines if l.startswith('SwARo (') and '− RoCL (' in l and 'c100→c10' in l)
     for k in [*keys, 'c100→c10']:
         val = (lambda r: r['metrics'][k]) if k in keys else (lambda r: xfer.get(r['run']))
-        a, b = [val(r) for r in sw if val(r) is not None], [val(r) for r in ro if val(r) is not None]
+        a, b = [r for r in sw if val(r) is not None], [r for r in ro if val(r) is not None]
         if not (a and b): continue
-        d, v = _verdict(a, b, sw[0]['budgets']['test_images'])
+        d, v = _verdict(a, b, val, k)
         assert f"{k} {d:+.2f} ({v})" in got, (k, got)
-    if min(len(sw), len(ro)) == 1: assert "With one seed a method the verdicts weigh the test sample's noise only" in got
 
 def test_readme_rle_rows_are_the_records():
-    "The README's 200-epoch table: a row per rLE-head record of results/eval/rle with its columns and AutoAttack gap, the paper's +rLE rows of Table 1, and SwARo+rLE - RoCL+rLE with its verdicts recomputed from the records."
+    "The README's 200-epoch table: a row per rLE-head record of results/eval/rle with its columns and AutoAttack gap, the paper's +rLE rows of Table 1, and SwARo+rLE - RoCL+rLE with its differences and verdicts recomputed from the records."
     recs = [json.loads(f.read_text()) for f in sorted((ROOT / 'results' / 'eval' / 'rle').glob('*-eval.json'))]
     recs = [r for r in recs if 'rle' in r['metrics'] and r['dataset'] == 'cifar10' and '-c10-200-s' in r['run']]   # the 200-epoch table's
     if not recs: pytest.skip('no rLE-head record')
@@ -114,20 +117,86 @@ def test_readme_rle_rows_are_the_records():
         got = got[0]; said.append(got)
         assert f"({len(sw)} against {len(ro)} seed" in got
         for k in keys:
-            a, b = [r['metrics']['rle'][k] for r in sw], [r['metrics']['rle'][k] for r in ro]
-            d, v = _verdict(a, b, sw[0]['budgets']['test_images'])
+            d, v = _verdict(sw, ro, lambda r: r['metrics']['rle'][k], k, 'rle')
             assert f"{k} {d:+.2f} ({v})" in got, (k, got)
-        caveat = "With one seed a method the verdicts weigh the test sample's noise only"
-        assert (caveat in got) == (min(len(sw), len(ro)) == 1), got
-        # the spread beside it: where some variant has two heads of one length and some column has a verdict, the widest per such column
-        multi = {}
-        for q in recs: multi.setdefault((variant(q), q['budgets']['rle_epochs']), []).append(q)
-        multi = [qs for qs in multi.values() if len(qs) > 1]
-        ver = [k for k in keys if _verdict([r['metrics']['rle'][k] for r in sw], [r['metrics']['rle'][k] for r in ro], sw[0]['budgets']['test_images'])[1] != 'no clear difference']
-        if min(len(sw), len(ro)) == 1 and multi and ver:
-            sp = ', '.join(f"{max(max(q['metrics']['rle'][k] for q in qs) - min(q['metrics']['rle'][k] for q in qs) for qs in multi):.2f} in {k}" for k in ver)
-            assert f"{caveat}; with rLE heads of one length one method's seeds spread by up to {sp}." in got, (sp, got)
+        assert got.endswith(').'), got   # the verdicts alone: no other rule's caveat after them
     assert said == lines, (said, lines)   # a line per length with both methods, in order of length, and no other
+
+def _table(lines: list, head: str) -> dict:
+    "The Markdown table whose heading line starts with `head`: first cell -> {heading: cell}."
+    at = next(i for i, l in enumerate(lines) if l.startswith(head))
+    cells = lambda l: [c.strip() for c in l.strip().strip('|').split(' | ')]
+    keys, out = cells(lines[at]), {}
+    for l in lines[at + 2:]:
+        if not l.startswith('|'): break
+        row = dict(zip(keys, cells(l))); out[row[keys[0]]] = row
+    return out
+
+PAIRS = {'SwARo − RoCL': ('swaro', 'rocl'), 'random targets − SwARo': ('rand', 'swaro')}
+
+def _check_verdicts(md: str, recs: list, five: bool, png: Path):
+    "The verdict section of an executed index (or the README): each comparison's cells recomputed from `recs`, the figure's link and data."
+    lines = md.splitlines()
+    assert ("**The comparison awaits the five-seed records**" in md) == (not five)
+    table = _table(lines, '| column | SwARo | RoCL |')
+    def group(v):   # the five-seed runs by name; the older records by method and config, as their names say
+        if five: return [r for r in recs if r['run'].startswith(f'c10-200-{v}-')]
+        want = {'swaro': ('swaro', 'clusters'), 'rocl': ('rocl', None), 'rand': ('swaro', 'random')}[v]
+        return [r for r in recs if r['method'] == want[0] and (want[1] is None or r['config'].get('swaro_targets', 'clusters') == want[1])
+                and r['config'].get('p', 0.75) == 0.75]
+    n = 0
+    for name, (va, vb) in PAIRS.items():
+        a, b = group(va), group(vb)
+        if not (a and b): continue
+        for col, row in table.items():
+            head, k = ('rle', col[4:]) if col.startswith('rle:') else ('le', col)
+            d, v = _verdict(a, b, lambda r: (r['metrics']['rle'] if head == 'rle' else r['metrics'])[k], k, head)
+            if v == NO_PER_IMAGE: assert row[name] == f"{d:+.2f}", (name, col, row)
+            else:
+                from five_seed import expected
+                e = expected(a, b, k, head)
+                assert row[name] == f"{d:+.2f} [{e['ci_low']:+.2f}, {e['ci_high']:+.2f}]", (name, col, row)
+            assert row[f'{name}: verdict'] == v, (name, col, row)
+            n += v != NO_PER_IMAGE and not v.startswith('unresolved')
+    assert (f"{n} columns tested at 95% each, no multiplicity correction" in md) if n else ("No column tested: every verdict is unresolved" in md)
+    link = re.search(r'!\[SwARo − RoCL and random targets − SwARo per column, with 95% intervals\]\(([^)]+)\)', md).group(1)
+    assert png.is_file() and link in ('nbs/images/verdicts-forest.png', png.as_posix()), link   # the README's figure, or $SWARO_RESULTS's own
+    data, i, text = png.read_bytes(), 8, {}
+    assert data[:8] == b'\x89PNG\r\n\x1a\n'
+    while i < len(data):   # the PNG's chunks: length, type, data, CRC
+        size, kind = int.from_bytes(data[i:i + 4], 'big'), data[i + 4:i + 8]
+        if kind == b'tEXt': k, _, v = data[i + 8:i + 8 + size].partition(b'\0'); text[k.decode()] = v.decode('latin-1')
+        i += 12 + size
+    desc = json.loads(text['Description'])
+    for name, rows in desc.items():   # the figure shows the numbers of the table
+        for r in rows: assert table[r['column']][name].startswith(f"{r['diff']:+.2f}") and table[r['column']][f'{name}: verdict'] == r['verdict']
+
+def test_readme_verdicts_are_the_records():
+    "The README's verdict section: the five-seed set once results/eval/five-seed holds records, else the older 200-epoch records with no verdict; every cell recomputed from them, and the forest plot in the README with the same numbers."
+    ev = ROOT / 'results' / 'eval'
+    five = [json.loads(f.read_text()) for f in sorted((ev / 'five-seed').glob('*-eval.json'))] if (ev / 'five-seed').is_dir() else []
+    recs = five or [r for r in (json.loads(f.read_text()) for f in sorted(ev.glob('*-eval.json')))
+                    if r.get('kind') == 'eval' and r.get('dataset') == 'cifar10' and r.get('epochs') == 200 and '-c10-200-s' in r['run']]
+    _check_verdicts(README, recs, bool(five), ROOT / 'nbs' / 'images' / 'verdicts-forest.png')
+    if not five: assert "they keep no per-image correctness, so every verdict is **unresolved (no per-image record)**" in README
+
+def test_readme_five_seed(tmp_path):
+    "The README's notebook with synthetic five-seed records in results/eval/five-seed ($SWARO_RESULTS): the verdict section switches to them, with intervals."
+    from five_seed import five_seed_records, results_view
+    template = json.loads((ROOT / 'results' / 'eval' / 'swaro-c10-200-s0-eval.json').read_text())
+    recs = five_seed_records(template)
+    view = results_view(tmp_path / 'results', ROOT / 'results', recs)
+    env = dict(os.environ, SWARO_RESULTS=str(view))
+    committed = ROOT / 'nbs' / 'images' / 'verdicts-forest.png'
+    before = committed.read_bytes() if committed.exists() else None
+    r = subprocess.run([sys.executable, str(ROOT / 'tools' / 'run_nbs.py'), str(ROOT / 'nbs' / 'index.ipynb'), '--save', str(tmp_path / 'exec')],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    nb = json.loads((tmp_path / 'exec' / 'index.ipynb').read_text())
+    md = '\n'.join(''.join(o.get('data', {}).get('text/markdown', '')) for c in nb['cells'] for o in c.get('outputs', []))
+    assert "From the five-seed set in `results/eval/five-seed/` (SwARo 5 seeds; RoCL 5 seeds; SwARo (random targets) 5 seeds" in md
+    _check_verdicts(md, recs, True, view / 'figures' / 'verdicts-forest.png')
+    assert (committed.read_bytes() if committed.exists() else None) == before   # the figure went to $SWARO_RESULTS, not the README's
 
 def test_readme_blocks_are_these():
     "The README has the two blocks this module runs: the two commands, and the experiments at smoke size."

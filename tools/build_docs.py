@@ -677,6 +677,8 @@ def build_readme(exec_dir: Path | None = None, dest: Path | None = None) -> Path
     text = '\n\n'.join(p for p in parts if p) + '\n'
     # links between notebooks are relative to nbs/ on the site; from the README at the root they point into nbs/
     text = re.sub(r'\]\((?![a-z]+:|#|/)([^)\s]+?)\.(?:ipynb|html)(#[^)]*)?\)', lambda m: f"](nbs/{m.group(1)}.ipynb{m.group(2) or ''})", text)
+    # so are images (`images/x.png`, which the site embeds from nbs/)
+    text = re.sub(r'\]\((?![a-z]+:|#|/|\.\./)([^)\s]+?\.(?:png|svg|jpe?g|gif))\)', r'](nbs/\1)', text)
     dest.write_text(text, encoding='utf-8')
     print(f'README: wrote {dest} from nbs/{rel} ({len(text)} chars)')
     return dest

@@ -8,10 +8,16 @@ speed and evaluation records; refuses a plan whose predicted end passes the leas
 A plan is a JSON list of runs, or an object {"runs": [...], "defaults": {...}, "note": "..."}; a run is
   {"name": "swaro-c10-200-s0", "method": "swaro", "loss_form": "paper", "seed": 0, "epochs": 200, "gpus": 1,
    "variant": "compiled", "batch": 512,
-   "eval": {"le_epochs": 150, "rle_epochs": 10, "n_test": 2000, "autoattack": true, "table3": true, "rocl_protocol": true}}
+   "eval": {"le_epochs": 150, "rle_epochs": 10, "n_test": 2000, "autoattack": true, "table3": true, "rocl_protocol": true,
+            "reference": ["linf_8"]}}
 variant: an engine variant of tools/gpu/speed.py (eager, base, attack, train, all, all-max, all-ro) or 'compiled'
 (= all-ro: compile='all', compile_mode='reduce-overhead', what tools/gpu/compile_check.py checks); "eval": null for none;
-"s_per_epoch" in a run overrides the records (said in the output).
+"s_per_epoch" in a run overrides the records (said in the output): a number, or {card substring: number} where the
+lease's card picks one (e.g. {"H200": 4.86, "H100": 5.44}; a card it does not name falls back to the records).
+eval "reference": the reference AutoAttack columns (swaro_eval --attacks ...,ref_aa_linf_8), as column names or their
+norm and radius ("linf_8", "l2_05", "l1_12"); eval "attacks": the white-box columns instead of the default Table 1 set
+(names of swaro_nb.eval_attacks, worst cases bringing their members), e.g. for a job that attacks a given head with a few
+columns; eval "eval_gpus" may be fractional (1.333: a helper GPU shared by three evaluations, HELP=3,3,3).
 
 What a run costs, in order on its GPU(s):
   start-up     --run-startup-s, plus --compile-s for a compiled variant (the lease's --startup-s comes once, first)
@@ -20,7 +26,8 @@ What a run costs, in order on its GPU(s):
                batch; without one, the nearest record scaled by a ratio measured on another record pair, said in the output
   evaluation   --eval-startup-s + LE + rLE + the attacks of each head (LE, and rLE when it is trained), from a model
                fitted on the evaluation records of the card (seconds per LE and rLE epoch, seconds per image and attack
-               step); AutoAttack from its records when one has its time, else the assumption AA_UNITS below
+               step); AutoAttack from its records when one has its time, else the assumption AA_UNITS below; the
+               reference AutoAttack (fra31's code, run alone) likewise, else the assumption REF_AA_UNITS below
 A data-parallel run holds its GPUs for the training; its evaluation runs on the first of them.
 Runs go to GPUs longest first, each to the GPU(s) free earliest.
 """
@@ -56,6 +63,16 @@ N_CLASSES = 10
 # Uncertain by a factor of 2 either way; a record that times it replaces this.
 AA_UNITS = 2000
 AA_N = 2000
+# The reference AutoAttack (swaro_nb.eval_attacks.REF_AUTOATTACK_ATTACKS: fra31's code, standard version, run alone from
+# clean inputs on the first AA_N images) has no timing in any record yet either. ASSUMED: 5000 units per image and norm, at
+# ROBUST_FRAC robust images. Its reasoning: torchattacks' AutoAttack as the records time it, on an H200, single process
+# (results/eval/rle/rocl-c10-200-s3-eval.json, rLE head, l_inf: APGD-CE 2.7 s + APGD-T 12.1 s + FAB-T 19.7 s + Square
+# 29.8 s on 2000 images = 64 s, l_2: 90 s; the LE head of swaro-c10-200-s0 at 72234fe: ~113 GPU-seconds at l_inf), i.e.
+# 2500-4400 units at 13 us a unit; the reference runs the same four attacks on the plain classifier in float32 (no
+# BN-folded channels-last copy) in batches of 500 (ours: 2048), taken as 1.3x, and at l_1 APGD-CE has 5 restarts and
+# APGD-T 5 targets (about the cost of l_inf's 9). Uncertain by a factor of 2 either way; a record that times a ref_aa_*
+# column replaces it (the median over every such timing, each norm alike).
+REF_AA_UNITS = 5000
 # The attack sets of an evaluation, as swaro_nb.eval_attacks defines them (used when the library cannot be imported;
 # tests/test_plan.py checks this copy against the library): name -> (kind, steps, restarts, members)
 _RADII = {'linf_8': 'linf', 'linf_16': 'linf', 'l2_025': 'l2', 'l2_05': 'l2', 'l1_784': 'l1', 'l1_12': 'l1'}
@@ -71,6 +88,8 @@ BUILTIN_ATTACKS = {
                'jitter': ('jitter', 10, 1, ()), 'jitter_t': ('jitter', 10, 1, ())},
     'rocl': {'rocl_linf_8': ('pgd', 20, 1, ()), 'rocl_linf_16': ('pgd', 20, 1, ())},
     'autoattack': {'aa_linf_8': ('autoattack', 100, 1, ()), 'aa_l2_05': ('autoattack', 100, 1, ())},
+    'reference': {'ref_aa_linf_8': ('ref-autoattack', 100, 1, ()), 'ref_aa_l2_05': ('ref-autoattack', 100, 1, ()),
+                  'ref_aa_l1_12': ('ref-autoattack', 100, 1, ())},
 }
 ALIASES = {'compiled': 'all-ro'}
 COMPILED = {'attack', 'train', 'all', 'all-max', 'all-ro', 'all-ro-shared'}
@@ -84,7 +103,8 @@ SHARED_GPU_EVALS = {'at-c10-100-s0-eval.json', 'trades-c10-100-s0-eval.json'}
 SUPERVISED = ('ce', 'at', 'trades')   # methods with their own classifier, which the evaluation attacks beside the heads
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
-                     train_images=N_TRAIN, procs=1, eval_gpus=1, robust_frac=None, le=True, classifier=False)
+                     train_images=N_TRAIN, procs=1, eval_gpus=1, robust_frac=None, le=True, classifier=False, reference=(),
+                     attacks=None)
 # le: False for an rLE-only evaluation (swaro_eval --no-le); a run with "trained": true is evaluated only (trained in an
 # earlier lease, its weights preloaded: repro_session.sh PRELOAD with RUNS naming it), no start-up or training priced
 # procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS); eval_gpus: the GPUs
@@ -103,6 +123,7 @@ def spec_units(spec: dict) -> float:
     if kind == 'clean': return 1.0
     if kind == 'worst': return 0.0
     if kind == 'autoattack': return float(AA_UNITS)
+    if kind == 'ref-autoattack': return float(REF_AA_UNITS)
     if kind == 'apgd-t': return float(((spec.get('options') or {}).get('n_targets') or N_CLASSES - 1) * (steps + 1))
     return float(max(1, restarts) * (steps + 1))
 
@@ -125,19 +146,45 @@ def library_sets():
         named = set().union(*[set(v) for v in sets.values()])
         mem = {x for v in sets.values() for s in v.values() for x in s.get('members') or ()}
         sets['members'] = {x: dataclasses.asdict(m.ALL_ATTACKS[x]) for x in sorted(mem - named) if x in m.ALL_ATTACKS}
+        sets['reference'] = d(getattr(m, 'REF_AUTOATTACK_ATTACKS', {}))   # (a library older than the reference: none)
         return sets, mod
     return None
 
 
 def set_units(sets: dict, name: str) -> dict:
-    "{'all': units per test image for attacks on every image, 'robust': for members on the still-robust ones, 'aa': AutoAttack's count}."
-    out = dict(all=0.0, robust=0.0, aa=0)
-    for k, spec in sets[name].items():
+    "{'all': units per test image for attacks on every image, 'robust': for members on the still-robust ones, 'aa': AutoAttack's count, 'ref': the reference's}."
+    return names_units(sets, list(sets[name]))
+
+def _every(sets: dict) -> dict:
+    "Every attack of the sets by name."
+    return {k: v for d in sets.values() for k, v in d.items()}
+
+def names_units(sets: dict, names) -> dict:
+    "`set_units` for a list of attack names (a worst case's members priced on the still-robust images unless listed themselves)."
+    every, names = _every(sets), list(names)
+    unknown = [k for k in names if k not in every]
+    if unknown: raise PlanError(f"unknown attack(s) {unknown}; known: {sorted(every)}")
+    out = dict(all=0.0, robust=0.0, aa=0, ref=0)
+    for k in names:
+        spec = every[k]
         if spec.get('kind') == 'autoattack': out['aa'] += 1; continue
+        if spec.get('kind') == 'ref-autoattack': out['ref'] += 1; continue
         out['all'] += spec_units(spec)
         for mem in spec.get('members') or ():
-            if mem in sets[name]: continue          # a column of the set itself, run on every image already
-            out['robust'] += spec_units(sets['members'].get(mem) or {})
+            if mem in names: continue          # a column asked for itself, run on every image already
+            out['robust'] += spec_units(every.get(mem) or {})
+    return out
+
+def reference_names(cols, sets=None) -> list:
+    "The reference AutoAttack columns of an eval's 'reference': full names (ref_aa_linf_8) or norm and radius (linf_8); PlanError on others."
+    known = list((sets or _builtin_sets())['reference'])
+    if isinstance(cols, str) or not isinstance(cols, (list, tuple)):
+        raise PlanError(f"eval reference must be a list of columns, e.g. [\"linf_8\"], got {cols!r}")
+    out = []
+    for c in cols:
+        name = c if str(c).startswith('ref_aa_') else f'ref_aa_{c}'
+        if name not in known: raise PlanError(f"eval reference: unknown column {c!r}; known: {known} (or {[k[7:] for k in known]})")
+        if name not in out: out.append(name)
     return out
 
 
@@ -146,20 +193,35 @@ class PlanError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------------------- records
+LAYOUT_FILE = 'layout.json'
+# A folder of evaluation records may hold layout.json, {"runs": {run: {"eval_gpus": x}}}: the GPUs (fractional where a helper
+# GPU was shared) that run's attack processes had, as its lease's plan gave them (tools/gpu/land_five_seed.py writes it).
+# Its GPU-seconds are then its process-seconds times eval_gpus / len(workers), whatever else used those GPUs.
+
 def load_records(dirs) -> tuple[list, list]:
-    "Speed records (kind 'speed', from JSON lists) and evaluation records (kind 'eval') of every *.json in `dirs`."
+    "Speed records (kind 'speed', from JSON lists) and evaluation records (kind 'eval') of every *.json in `dirs` (with its layout.json)."
     speed, evals = [], []
     for d in dirs:
         d = Path(d)
         if not d.is_dir(): raise PlanError(f"--records {d}: not a folder")
+        layout = {}
+        if (d / LAYOUT_FILE).is_file():
+            try:
+                layout = json.loads((d / LAYOUT_FILE).read_text())['runs']
+                if not isinstance(layout, dict) or not all(isinstance(v, dict) and float(v.get('eval_gpus', 1)) >= 1 for v in layout.values()):
+                    raise TypeError('each run needs an object with eval_gpus >= 1')
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                raise PlanError(f"{d / LAYOUT_FILE}: not a layout file ({e}); expected {{\"runs\": {{run: {{\"eval_gpus\": x}}}}}}") from None
         for f in sorted(d.glob('*.json')):
+            if f.name == LAYOUT_FILE: continue
             try: obj = json.loads(f.read_text())
             except json.JSONDecodeError: continue
             rel = _rel(f)
             if isinstance(obj, list):
                 speed += [dict(r, _file=rel) for r in obj if isinstance(r, dict) and r.get('kind') == 'speed']
             elif isinstance(obj, dict) and obj.get('kind') == 'eval' and f.name not in SHARED_GPU_EVALS:
-                evals.append(dict(obj, _file=rel))
+                eg = (layout.get(obj.get('run')) or {}).get('eval_gpus')
+                evals.append(dict(obj, _file=rel, **({'_eval_gpus': float(eg)} if eg else {})))
     return speed, evals
 
 def _rel(f: Path) -> str:
@@ -284,12 +346,14 @@ class EvalModel:
         rle = [r['seconds']['rle'] / (r['budgets']['rle_epochs'] * _train(r) / N_TRAIN) for r in recs
                if r['budgets'].get('rle_epochs') and isinstance(r['seconds'].get('rle'), (int, float))]
         self.rle_s = statistics.median(rle) if rle else None
-        t = u = 0.0; aa = []
+        t = u = 0.0; aa = []; ref = []
         for r in recs:   # the unit: attacks that ran alone on every test image (not worst-case members, not AutoAttack)
             specs, n = r['budgets'].get('attacks') or {}, _test(r)
             members = {m for sp in specs.values() if isinstance(sp, dict) for m in sp.get('members') or ()}
             w = r['budgets'].get('workers')
             g = len(set(w)) / len(w) if isinstance(w, list) and w else 1.0   # process-seconds -> GPU-seconds (see EVAL_DEFAULTS)
+            if r.get('_eval_gpus') and isinstance(w, list) and w: g = r['_eval_gpus'] / len(w)   # its folder's layout.json
+            n_aa = min(n, r['budgets'].get('autoattack_images') or r['budgets'].get('autoattack_n') or AA_N)
             for key, d in r['seconds'].items():
                 if not key.startswith('attacks_') or not isinstance(d, dict): continue
                 for name, sec in d.items():
@@ -297,21 +361,26 @@ class EvalModel:
                     if not isinstance(sec, (int, float)) or name in members: continue
                     if spec.get('kind') == 'autoattack':
                         aa.append((sec * g, min(n, r['budgets'].get('autoattack_n') or AA_N))); continue
+                    if spec.get('kind') == 'ref-autoattack': ref.append((sec * g, n_aa)); continue
                     if spec.get('kind') in ('clean', 'pgd', 'bim', 'fgsm', 'jitter'):
                         t += sec * g; u += n * spec_units(spec)
         if not u: raise PlanError(f"the evaluation records on a '{card}' card time no attack")
         self.unit_s = t / u
         self.aa_units = statistics.median(s / (n * self.unit_s) for s, n in aa) if aa else AA_UNITS
         self.aa_measured = len(aa)
+        self.ref_units = statistics.median(s / (n * self.unit_s) for s, n in ref) if ref else REF_AA_UNITS
+        self.ref_measured = len(ref)
 
     def describe(self) -> str:
         aa = (f"AutoAttack {self.aa_units:.0f} units per image and norm from {self.aa_measured} timings" if self.aa_measured else
               f"AutoAttack ASSUMED {self.aa_units:.0f} units per image and norm on at most {AA_N} images (no record times it; AA_UNITS in this file)")
+        ref = (f"reference AutoAttack {self.ref_units:.0f} units per image and norm from {self.ref_measured} timings" if self.ref_measured else
+               f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
         return (f"evaluation model from {self.n} records ({', '.join(sorted(set(Path(f).name for f in self.files)))}): "
                 f"LE {self.le_a:.1f} s + {self.le_b:.3f} s per epoch; {rle}; attacks {self.unit_s * 1e6:.1f} us per image "
                 f"and step (a unit), each head; worst-case members ASSUMED to run on {ROBUST_FRAC:.0%} of the images; {aa}; "
-                f"attack sets from {self.sets_source}")
+                f"{ref}; attack sets from {self.sets_source}")
 
     def predict(self, ev: dict, eval_startup_s: float) -> dict:
         "Seconds of one evaluation by component."
@@ -324,12 +393,19 @@ class EvalModel:
         if not heads: raise PlanError("an evaluation with neither LE nor rLE (le false, rle_epochs 0) evaluates nothing")
         out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale if ev['le'] else 0.0,
                    rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
-        for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack'])):
-            u = set_units(self.sets, key) if on else dict(all=0.0, robust=0.0, aa=0)
-            rf = ROBUST_FRAC if ev['robust_frac'] is None else float(ev['robust_frac'])   # the records' AutoAttack: ~ROBUST_FRAC left
-            units = n * (u['all'] + rf * u['robust']) + min(n, AA_N) * u['aa'] * self.aa_units * rf / ROBUST_FRAC
-            out[f'attacks_{key}'] = heads * units * self.unit_s / max(1, int(ev['eval_gpus'] or 1))   # GPU-seconds over the GPUs
+        gpus = max(1.0, float(ev['eval_gpus'] or 1))   # fractional: a helper GPU shared with other evaluations
+        rf = ROBUST_FRAC if ev['robust_frac'] is None else float(ev['robust_frac'])   # the records' AutoAttack: ~ROBUST_FRAC left
+        for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack']),
+                        ('reference', bool(ev['reference']))):
+            if not on: u = dict(all=0.0, robust=0.0, aa=0, ref=0)
+            elif key == 'table1' and ev['attacks'] is not None: u = names_units(self.sets, ev['attacks'])   # the columns asked for
+            elif key == 'reference': u = names_units(self.sets, reference_names(ev['reference'], self.sets))
+            else: u = set_units(self.sets, key)
+            units = (n * (u['all'] + rf * u['robust'])
+                     + min(n, AA_N) * (u['aa'] * self.aa_units + u['ref'] * self.ref_units) * rf / ROBUST_FRAC)
+            out[f'attacks_{key}'] = heads * units * self.unit_s / gpus   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
+        out['eval_gpus'] = gpus
         return out
 
 
@@ -388,10 +464,28 @@ def load_plan(path, sets=()) -> tuple[list, str]:
             if not isinstance(r['eval'], dict): raise PlanError(f"run {r['name']}: eval must be an object or null")
             bad = set(r['eval']) - set(EVAL_DEFAULTS)
             if bad: raise PlanError(f"run {r['name']}: unknown eval field(s) {sorted(bad)}; known: {sorted(EVAL_DEFAULTS)}")
+            e = r['eval']
+            try:
+                if e.get('reference'): e['reference'] = reference_names(e['reference'])
+                if e.get('attacks') is not None:
+                    if isinstance(e['attacks'], str) or not isinstance(e['attacks'], list) or not e['attacks']:
+                        raise PlanError(f"eval attacks must be a non-empty list of names, got {e['attacks']!r}")
+                    names_units(_builtin_sets(), e['attacks'])
+            except PlanError as err: raise PlanError(f"run {r['name']}: {err}") from None
+            g = e.get('eval_gpus', 1)
+            if isinstance(g, bool) or not isinstance(g, (int, float)) or g < 1:
+                raise PlanError(f"run {r['name']}: eval_gpus must be a number >= 1 (1.333: a helper GPU shared by three), got {g!r}")
         out.append(r)
     names = [r['name'] for r in out]
     if len(set(names)) != len(names): raise PlanError(f"plan {path}: run names repeat")
     return out, note
+
+
+def _plan_speed(v, card: str):
+    "A plan's s_per_epoch for this card: a number, or {card substring: number} (None when no key is in the card)."
+    if not isinstance(v, dict): return float(v)
+    hits = [float(s) for k, s in v.items() if k.lower() in card.lower()]
+    return hits[0] if hits else None
 
 
 def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
@@ -400,8 +494,8 @@ def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
     for r in runs:
         if r.get('trained') is True:
             sp = dict(s=0.0, record=None, assumption=None, source='trained earlier (evaluation only)')
-        elif 's_per_epoch' in r:
-            sp = dict(s=float(r['s_per_epoch']), record=None, assumption="s_per_epoch given in the plan", source='the plan')
+        elif 's_per_epoch' in r and _plan_speed(r['s_per_epoch'], a.card) is not None:
+            sp = dict(s=_plan_speed(r['s_per_epoch'], a.card), record=None, assumption="s_per_epoch given in the plan", source='the plan')
         else:
             sp = speeds.lookup(r['method'], r['loss_form'], r['gpus'], r['variant'], r['batch'])
         v = ALIASES.get(r['variant'], r['variant'])
@@ -478,7 +572,8 @@ def report(jobs, n_gpus, a, note='', evm=None) -> tuple[str, float]:
             e = j['eval']
             L.append(f"  {j['run']['name']}: {e['total']:.0f} s = start-up {e['startup']:.0f} + LE {e['le']:.0f} + rLE {e['rle']:.0f}"
                      f" + attacks: Table 1 {e['attacks_table1']:.0f}, Table 3 {e['attacks_table3']:.0f}, RoCL's {e['attacks_rocl']:.0f},"
-                     f" AutoAttack {e['attacks_autoattack']:.0f}")
+                     f" AutoAttack {e['attacks_autoattack']:.0f}, reference AutoAttack {e['attacks_reference']:.0f}"
+                     + (f" (on {e['eval_gpus']:.3g} GPUs)" if e['eval_gpus'] != 1 else ''))
     tr = sum(j['startup_s'] + j['train_s'] for j in jobs) / 60
     L += ['', f"training {tr:.1f} GPU-min, evaluation {sum(j['eval_s'] for j in jobs) / 60:.1f} GPU-min; predicted end {end / 60:.1f} min"]
     return '\n'.join(L), end
@@ -495,7 +590,7 @@ def main(argv=None):
     ap.add_argument('--compile-s', type=float, default=COMPILE_S, help='per compiled training run, on top (default %(default)s)')
     ap.add_argument('--eval-startup-s', type=float, default=EVAL_STARTUP_S, help='per evaluation (default %(default)s)')
     ap.add_argument('--records', action='append', default=None, metavar='DIR',
-                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed, results/eval and results/eval/rle)')
+                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed, results/eval, results/eval/rle and results/eval/five-seed)')
     ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', dest='sets',
                     help='change every run: variant=base, gpus=2, eval.rle_epochs=150, eval.autoattack=false (VALUE as JSON when it parses)')
     ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
@@ -504,8 +599,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     try:
         if a.gpus < 1: raise PlanError("--gpus must be >= 1")
-        dirs = a.records or [ROOT / 'results' / 'speed', ROOT / 'results' / 'eval',   # with the rLE-only evaluations where they are
-                             *[d for d in [ROOT / 'results' / 'eval' / 'rle'] if d.is_dir()]]
+        dirs = a.records or [ROOT / 'results' / 'speed', ROOT / 'results' / 'eval',   # with the rLE-only and five-seed evaluations where they are
+                             *[d for d in [ROOT / 'results' / 'eval' / 'rle', ROOT / 'results' / 'eval' / 'five-seed'] if d.is_dir()]]
         runs, note = load_plan(a.plan, [parse_set(s) for s in a.sets])
         speed, evals = load_records(dirs)
         speeds = Speeds(speed, a.card)

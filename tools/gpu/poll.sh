@@ -2,7 +2,7 @@
 # GPU machine: wait (at most WAIT seconds) for tools/gpu/compare.sh to finish, print its events and each run's progress,
 # and once it is DONE copy its pack to $OUT (pack.tar, plus the event log, the notebooks' printed measurements and their
 # records as plain files for a quick look, and the weights pieces of repro_session.sh WEIGHTS=1). Run it again until it prints DONE.
-# Usage (a call brings back at most 8 files: the pack, the event log and 6 weights pieces; WFROM=6, 12, ... the rest): bash tools/gpu/poll.sh          (WAIT=60 bash tools/gpu/poll.sh for a quick look)
+# Usage (a call brings back at most 8 files and 64 MiB: the pack, the event log and up to 6 weights pieces within WMAX_MB; WFROM=<the number it prints> the rest): bash tools/gpu/poll.sh          (WAIT=60 bash tools/gpu/poll.sh for a quick look)
 S=${S:-/root/swaro/compare}; R=${RUNS:-/root/swaro/runs}; W=${WAIT:-540}; OUT=${OUT:-/tmp/out}; LOG=${LOG:-/root/swaro/compare.log}
 mkdir -p "$OUT"; t0=$(date +%s)
 while [ ! -f $S/DONE ] && [ $(( $(date +%s) - t0 )) -lt $W ]; do sleep 5; done
@@ -13,8 +13,14 @@ nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader 2
 if [ -f $S/DONE ]; then
   cp $S/pack.tar $S/events.log "$OUT"/ 2>/dev/null; cp $S/comp/cuda_outputs.txt "$OUT"/ 2>/dev/null
   [ -d $S/comp/components ] && cp -r $S/comp/components "$OUT"/
-  ws=($(ls $S/weights/*.weights.pt.* $S/side/weights/*.weights.pt.* 2>/dev/null)); k=${WFROM:-0}   # repro_session.sh WEIGHTS=1: 6 pieces a call
-  for w in "${ws[@]:$k:6}"; do cp "$w" "$OUT"/; done
-  [ ${#ws[@]} -gt $(( k + 6 )) ] && echo "weights: pieces $k-$(( k + 5 )) of ${#ws[@]} copied; WFROM=$(( k + 6 )) for the next"
+  # repro_session.sh WEIGHTS=1: the pieces from WFROM on, in order, at most 6 and within WMAX_MB (default 60 MiB: a call brings
+  # back at most 8 files and 64 MiB together) with what is already in $OUT
+  ws=($(ls $S/weights/*.weights.pt.* $S/side/weights/*.weights.pt.* 2>/dev/null)); k=${WFROM:-0}; j=$k
+  used=$(du -sb "$OUT" | cut -f1); max=$(( ${WMAX_MB:-60} * 1048576 ))
+  while [ $j -lt ${#ws[@]} ] && [ $(( j - k )) -lt 6 ]; do
+    b=$(stat -c %s "${ws[$j]}"); [ $(( used + b )) -le $max ] || break
+    cp "${ws[$j]}" "$OUT"/; used=$(( used + b )); j=$(( j + 1 )); done
+  if [ $j = $k ] && [ $k -lt ${#ws[@]} ]; then echo "weights: piece $k ($(stat -c %s "${ws[$k]}") bytes) does not fit WMAX_MB ${WMAX_MB:-60} beside the pack: raise WMAX_MB (at most 64)"
+  elif [ ${#ws[@]} -gt 0 ]; then echo "weights: pieces $k-$(( j - 1 )) of ${#ws[@]} copied ($(( used / 1048576 )) MiB in all)$( [ $j -lt ${#ws[@]} ] && echo "; WFROM=$j for the next")"; fi
   ls -la "$OUT"; echo "DONE"
 else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null; fi

@@ -14,8 +14,15 @@
 #   processes sharing a GPU share its time; on one H100 a model's whole record took 593 s with two, 492 s with one, results/checks/one-model-h100-d47bcda/; without HELP the attacks run in the evaluating process),
 #   TRANSFER (optional dataset, e.g. cifar100: the evaluation also fits LE on it, Table 5, when its data is in $SWARO_DATA
 #   by the time the evaluation starts, so it may be staged while the runs train),
-#   WEIGHTS (1: each evaluated run's weights in float16, no optimiser state, cut into pieces of 15 MiB under $S/weights,
-#   <name>.weights.pt.<k>; `cat` them back together, in order, into a run folder's weights.pt),
+#   WEIGHTS (1: each trained run's weights in float16, no optimiser state, cut into pieces of 15 MiB under $S/weights,
+#   <name>.weights.pt.<k>, as soon as it has trained (before its evaluation, so that they come back even when the evaluation
+#   does not end); the events log gives their sha256; `cat` them back together, in order, into a run folder's weights.pt),
+#   EVAL_FROM (checkpoint: each run is evaluated from its float32 checkpoint; f16: from its float16 weights, the file WEIGHTS
+#   exports, through a run folder $S/f16/<name> holding them with the run's records: the record then belongs to the weights
+#   that are kept, so re-evaluating them reproduces it, and an evaluation the deadline stops resumes in a later lease from its
+#   pieces, results/eval/parts; a preloaded run is evaluated from its float16 weights either way),
+#   EVAL=none: train (and export the weights) only, no evaluation (a lease whose card cannot also evaluate; EVAL_FROM=f16
+#   leases evaluate them later, preloaded, with the same result as in the lease that trained them),
 #   PRECISIONS (fp32: each run is evaluated once per entry, in order, into eval/<precision>/; "bf16 fp32": bf16 first,
 #   then float32 only when at least LATER_MIN (330) seconds are left),
 #   PRELOAD (optional run names trained in an earlier lease: each gets a folder in $R from results/runs/<name>/ and the
@@ -49,9 +56,9 @@ log() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*" | tee -a $S/events.lo
 pack() {
   for d in $R/*/; do [ -d "$d" ] || continue; n=$(basename $d); mkdir -p $S/records/$n
     cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
-  # no checkpoints or weights (they come back in pieces, WEIGHTS=1); an evaluation's kept heads (eval/*/<run>-eval.parts/*-head.pt,
-  # a few kB each) do come back, so a later call can resume an evaluation the deadline stopped
-  tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='pack.tar' --exclude='weights' \
+  # no checkpoints or weights (they come back in pieces, WEIGHTS=1); an evaluation's fitted heads (eval/*/<run>-eval-heads.pt, and
+  # eval/*/<run>-eval.parts/*-head.pt of one the deadline stopped, so that a later call can resume it; a few kB each) do come back
+  tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='pack.tar' --exclude='weights' --exclude='f16' \
     -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
@@ -61,7 +68,9 @@ if [ -n "${SMOKE:-}" ]; then
   E=${EPOCHS:-2}; RES=${EVAL_RESERVE:-120}
   size=(--epochs $E --attack-warmup-epochs 1 --subset-per-class 10 --batch-size 50 --width 8 --proj-hidden 64 --monitor-bank 100
         --monitor-test 50 --n-clusters 10 --attack-steps 2 --attack-groups 1)
-  EV=(--smoke --n-test 16 --train-per-class 10 --no-rle --le-epochs 1 --rocl-protocol --autoattack --table3)
+  if [ -n "${EVAL:-}" ] && [ "$EVAL" != none ]; then   # the lease's flags at CPU size (later flags win): 8 images, the reference on all 8
+    EV=(--smoke $EVAL --n-test 8 --train-per-class 10 --le-epochs 1 --autoattack-n 8 $( [[ " $EVAL " == *" --rle-epochs "* ]] && echo --rle-epochs 1 ))
+  else EV=(--smoke --n-test 16 --train-per-class 10 --no-rle --le-epochs 1 --rocl-protocol --autoattack --table3); fi
 fi
 IFS=, read -ra G <<< "${GPUS:-0,1}"
 
@@ -80,6 +89,20 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
   fi
   touch $S/trained.$name   # for AFTER_WHEN=trained
   [ -f $R/$name/run.json ] || { log "$name: no run.json, not evaluated"; return; }
+  local ed=$R/$name   # the run folder evaluated
+  if [ ! -f $S/preloaded.$name ] && { [ "${WEIGHTS:-}" = 1 ] || [ "${EVAL_FROM:-checkpoint}" = f16 ]; }; then
+    mkdir -p $S/weights   # the float16 weights, exported before the evaluation (and what it evaluates with EVAL_FROM=f16)
+    if $PY -c "import sys; from swaro_nb.runs import export_weights; export_weights(sys.argv[1], sys.argv[2], half=True)" $R/$name $S/weights/$name.pt; then
+      local sha=$(sha256sum $S/weights/$name.pt | cut -d' ' -f1) bytes=$(stat -c %s $S/weights/$name.pt)
+      if [ "${EVAL_FROM:-checkpoint}" = f16 ]; then ed=$S/f16/$name; rm -rf $ed; mkdir -p $ed
+        cp $R/$name/{config.json,run.json,metrics.jsonl} $ed/ && cp $S/weights/$name.pt $ed/weights.pt; fi
+      if [ "${WEIGHTS:-}" = 1 ]; then split -b 15M -d -a 1 $S/weights/$name.pt $S/weights/$name.weights.pt. \
+        && log "$name: weights (float16) in $(ls $S/weights/$name.weights.pt.* | wc -l) piece(s), sha256 $sha, $bytes bytes" \
+        || log "$name: weights not cut into pieces"; fi
+      rm -f $S/weights/$name.pt
+    else log "$name: weights not exported"; [ "${EVAL_FROM:-checkpoint}" = f16 ] && { log "$name: no float16 weights, not evaluated"; return; }; fi
+  fi
+  if [ "${EVAL:-}" = none ]; then log "$name: EVAL=none, not evaluated"; return; fi
   local h=${HL[$k]:-} gs=$g w=()
   local d0=cuda:0 d1=cuda:1; [ -n "${SMOKE:-}" ] && d0=cpu d1=cpu   # dry run: the worker processes on the CPU
   if [ -n "$h" ] && [ "$h" = "$g" ]; then w=(--workers $(for i in $(seq ${PROCS:-1}); do printf "$d0,"; done | sed 's/,$//'))
@@ -98,18 +121,13 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
     if [ $first = 1 ] && [ "${TSNE:-1}" = 1 ] && [ -z "${SMOKE:-}" ]; then   # the t-SNE map beside the evaluation (CPU-bound, its own process)
       CUDA_VISIBLE_DEVICES=$g timeout $te $PY -c "import sys, json; from swaro_nb.data import load_cifar; from swaro_nb.tsne import tsne_plot
 te = load_cifar(json.load(open(sys.argv[1] + '/config.json'))['dataset'], False)
-tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2], seed=0)" $R/$name $S/eval/$name-tsne.png > $S/logs/tsne_$name.log 2>&1 &
+tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2], seed=0)" $ed $S/eval/$name-tsne.png > $S/logs/tsne_$name.log 2>&1 &
     fi
-    CUDA_VISIBLE_DEVICES=$gs timeout $te $PY -m swaro_nb.cli eval $R/$name --out $S/eval/$p --no-progress "${EV[@]}" "${w[@]}" "${tr[@]}" \
+    CUDA_VISIBLE_DEVICES=$gs timeout $te $PY -m swaro_nb.cli eval $ed --out $S/eval/$p --no-progress "${EV[@]}" "${w[@]}" "${tr[@]}" \
       $( [ $p = bf16 ] && echo --attack-bf16 ) > $S/logs/eval_${name}_$p.log 2>&1
     log "$name: eval ($p) exit $? ($(tail -c 300 $S/logs/eval_${name}_$p.log | tail -1))"
     first=0; tr=()   # Table 5 once
   done
-  if [ "${WEIGHTS:-}" = 1 ] && [ ! -f $S/preloaded.$name ]; then mkdir -p $S/weights
-    $PY -c "import sys; from swaro_nb.runs import export_weights; export_weights(sys.argv[1], sys.argv[2], half=True)" $R/$name $S/weights/$name.pt \
-      && split -b 15M -d -a 1 $S/weights/$name.pt $S/weights/$name.weights.pt. && rm $S/weights/$name.pt \
-      && log "$name: weights (float16) in $(ls $S/weights/$name.weights.pt.* | wc -l) piece(s)" || log "$name: weights not exported"
-  fi
   wait   # the t-SNE map
 }
 rm -f $S/preloaded.*
@@ -123,7 +141,7 @@ if [ -n "${SIDE:-}" ]; then
   mkdir -p $S/side; log "side job: $SIDE"
   # this job's settings cleared in its environment: a side job that is itself a repro_session.sh must neither start the side
   # job again nor take this job's GPUs, helpers or budgets (it sets its own in its command)
-  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= TRANSFER= WEIGHTS= PRELOAD= AFTER= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
+  S=$S SIDE= RUNS= GPUS= HELP= PROCS= PRECISIONS= LATER_MIN= EVAL= EVAL_FROM= EVAL_RESERVE= DEADLINE= EPOCHS= TSNE= TRANSFER= WEIGHTS= PRELOAD= AFTER= timeout -k 10 $(( DL - 60 )) bash -c "$SIDE" > $S/logs/side.log 2>&1 &   # bound it by its own deadlines too: only the shell is killed here
 fi
 after() {
   log "after: $AFTER"; PY=$PY R=$R S=$S LEFT=$(left) timeout $(( $(left) - 30 )) bash -c "$AFTER" > $S/logs/after.log 2>&1

@@ -1,0 +1,209 @@
+#!/usr/bin/env python
+"""Land a five-seed lease's pack in results/ (issue #34 item 4), and stage the float16 weights and heads a later lease needs.
+
+  python tools/gpu/land_five_seed.py land PACK --logs 2026-11-28-a-h200x4 [--weights DIR] [--plan PLAN] [--commit SHA]
+  python tools/gpu/land_five_seed.py stage c10-200-swaro-s0 c10-200-rocl-s0 --to .gpu/five-seed-w1
+
+land: PACK is the pack.tar that poll.sh brought back, or the folder it was unpacked into (a tar is unpacked beside it, into
+PACK.d/). It copies, printing each step:
+  records/<run>/{config.json,metrics.jsonl,run.json,curves.png}  -> results/runs/<run>/            (training records)
+  eval/fp32/<run>-eval.json, side/eval/fp32/<run>-eval.json     -> results/eval/five-seed/          (evaluation records)
+  side/extras/<run>-ref-extras.json                             -> results/eval/five-seed/          (ref_extras.py records)
+  eval/fp32/<run>-eval.parts/ (an evaluation its deadline cut)   -> results/eval/parts/             (resumed by a later lease)
+  events.log, logs/*, side/events.log, side/logs/* (side-*)     -> results/logs/<--logs>/          (with a note.txt summary)
+and checks that every evaluation record holds per_image and ref_check and that all name one commit (--commit, e.g. the
+pinned PINNED_COMMIT: a record of another commit is an error). The fitted heads, eval/fp32/<run>-eval-heads.pt (git
+ignores *.pt), stay in the unpacked pack; with --weights (the folder where the float16 pieces <run>.weights.pt.<k> came
+back) each run's pieces are joined, checked against the sha256 its events.log line gives, recorded in
+results/weights-five-seed.json ({"runs": {run: {sha256, bytes, pieces, lease}}}, what repro_session.sh PRELOAD checks)
+and kept, with its heads, in .gpu/five-seed-weights/<run>/ (ignored; where `stage` takes them from and the hub's weights/
+are filled from). --plan writes results/eval/five-seed/layout.json (each run's eval_gpus, what tools/gpu/plan.py turns
+the records' process-seconds into GPU-seconds with).
+stage: a folder of at most --max-mb (48) under .gpu/ with the runs' joined weights and heads and a receive.sh that puts them
+in /root/swaro/weights/<run>.pt and <run>-eval-heads.pt ($WEIGHTS_DIR; PRELOAD and plans/five-seed-side.sh read them there).
+"""
+from __future__ import annotations
+import argparse, hashlib, json, re, shutil, sys, tarfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE = Path('.gpu') / 'five-seed-weights'
+MANIFEST = Path('results') / 'weights-five-seed.json'
+REC_FILES = ('config.json', 'metrics.jsonl', 'run.json', 'curves.png')
+
+
+class LandError(ValueError): "A pack or argument the landing cannot use; the message says what and how to fix it."
+
+
+def sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for b in iter(lambda: f.read(1 << 20), b''): h.update(b)
+    return h.hexdigest()
+
+
+def unpacked(pack: Path) -> Path:
+    "The pack's folder: PACK itself, or the tar unpacked into PACK.d/."
+    if pack.is_dir(): return pack
+    if not pack.is_file(): raise LandError(f"{pack}: no such pack (the pack.tar poll.sh brought back, or its unpacked folder)")
+    if not tarfile.is_tarfile(pack): raise LandError(f"{pack}: not a tar file")
+    d = pack.with_name(pack.name + '.d')
+    if d.exists(): shutil.rmtree(d)
+    with tarfile.open(pack) as t: t.extractall(d, filter='data')
+    print(f"unpacked {pack} into {d}")
+    return d
+
+
+def weight_lines(events: str) -> dict:
+    "{run: (pieces, sha256, bytes)} from repro_session.sh's 'weights (float16) in N piece(s), sha256 H, B bytes' lines."
+    pat = re.compile(r'\+\d+s (\S+): weights \(float16\) in (\d+) piece\(s\), sha256 ([0-9a-f]{64}), (\d+) bytes')
+    return {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4))) for m in pat.finditer(events)}
+
+
+def _copy(src: Path, dst: Path, done: list, root: Path):
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if src.is_dir():
+        if dst.exists(): shutil.rmtree(dst)
+        shutil.copytree(src, dst)
+    else: shutil.copy2(src, dst)
+    done.append(str(dst.relative_to(root)) if dst.is_relative_to(root) else str(dst))
+
+
+def check_record(rec: dict, f: Path, commit: str | None) -> str:
+    "One line on an evaluation record; LandError when it lacks the per-image data or the reference check, or names another commit."
+    if rec.get('kind') != 'eval': raise LandError(f"{f}: not an evaluation record (kind {rec.get('kind')!r})")
+    pi = rec.get('per_image') or {}
+    if not pi.get('test_index') or not pi.get('correct'): raise LandError(f"{f}: no per_image data (an evaluation record of the five-seed set keeps it)")
+    if not any(rec.get('ref_check', {}).values()): raise LandError(f"{f}: no ref_check (its columns have no reference AutoAttack)")
+    if commit and not str(rec.get('commit', '')).startswith(commit[:7]) and not commit.startswith(str(rec.get('commit', ''))):
+        raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (every run of the set at one commit)")
+    m = rec.get('metrics', {}); rc = rec['ref_check'].get('le') or next(iter(rec['ref_check'].values()))
+    gaps = ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
+    return (f"{rec['run']}: {rec.get('commit', '')[:7]} {rec.get('card')}, {pi['n']} images, heads {sorted(pi['correct'])}, "
+            f"clean {m.get('clean')}, {gaps}, {len(rec.get('flags') or [])} flag(s), {rec['seconds']['total']:.0f} s")
+
+
+def land(a) -> int:
+    root = Path(a.root).resolve()
+    p = unpacked(Path(a.pack))
+    if not (p / 'events.log').is_file(): raise LandError(f"{p}: no events.log (is this a repro_session.sh pack?)")
+    events = (p / 'events.log').read_text()
+    done, lines = [], []
+    ev_dir = root / 'results' / 'eval' / 'five-seed'
+    evals = sorted((p / 'eval' / 'fp32').glob('*-eval.json')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.json'))
+    for f in evals:   # every record checked before anything is copied
+        lines.append(check_record(json.loads(f.read_text()), f, a.commit))
+    extras = sorted((p / 'side' / 'extras').glob('*-ref-extras.json'))
+    clash = [f.name for f in evals + extras if (ev_dir / f.name).is_file() and (ev_dir / f.name).read_bytes() != f.read_bytes()]
+    if clash and not a.replace:
+        raise LandError(f"results/eval/five-seed/ already holds another {', '.join(clash)}: --replace to overwrite (nothing was copied)")
+    for d in sorted((p / 'records').glob('*/')):   # the side job's records/ are copies of earlier runs' (preloaded): not landed
+        for f in REC_FILES:
+            if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
+    for f in evals: _copy(f, ev_dir / f.name, done, root)
+    for f in extras:
+        r = json.loads(f.read_text())
+        if r.get('kind') != 'ref-extras' or not r.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
+        lines.append(f"{r['run']} (extras): " + ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in r['ref_check'].items()))
+        _copy(f, ev_dir / f.name, done, root)
+    for d in sorted((p / 'eval' / 'fp32').glob('*-eval.parts')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.parts')):
+        _copy(d, root / 'results' / 'eval' / 'parts' / d.name, done, root)
+        lines.append(f"{d.name[:-len('-eval.parts')]}: evaluation cut by its deadline; its pieces ({', '.join(sorted(x.name for x in d.iterdir()))}) "
+                     f"are in results/eval/parts/ for a later lease (repro_session.sh PRELOAD with RUNS naming it, EVAL_FROM=f16)")
+    logs = root / 'results' / 'logs' / a.logs
+    _copy(p / 'events.log', logs / 'events.log', done, root)
+    for f in sorted((p / 'logs').glob('*')):
+        if f.is_file(): _copy(f, logs / f.name, done, root)
+    if (p / 'side' / 'events.log').is_file(): _copy(p / 'side' / 'events.log', logs / 'side-events.log', done, root)
+    for f in sorted((p / 'side' / 'logs').glob('*')):
+        if f.is_file(): _copy(f, logs / f'side-{f.name}', done, root)
+    heads = sorted(p.glob('eval/fp32/*-eval-heads.pt')) + sorted(p.glob('side/eval/fp32/*-eval-heads.pt'))
+    wl = weight_lines(events + ((p / 'side' / 'events.log').read_text() if (p / 'side' / 'events.log').is_file() else ''))
+    if a.weights:
+        man = json.loads((root / MANIFEST).read_text()) if (root / MANIFEST).is_file() else {
+            'note': "sha256 of the five-seed runs' float16 weights (repro_session.sh WEIGHTS=1, what EVAL_FROM=f16 evaluated), joined from "
+                    "their 15 MiB pieces by tools/gpu/land_five_seed.py; kept outside git in .gpu/five-seed-weights/<run>/ (with the "
+                    "fitted heads) and in the hub's weights/ where committed", 'runs': {}}
+        for run, (n, sha, size) in sorted(wl.items()):
+            pieces = sorted(Path(a.weights).glob(f'{run}.weights.pt.*'), key=lambda f: int(f.name.rsplit('.', 1)[1]))
+            if len(pieces) != n: lines.append(f"{run}: {len(pieces)} of {n} weight pieces in {a.weights} (poll.sh WFROM=...: bring the rest), not joined"); continue
+            dst = root / STORE / run; dst.mkdir(parents=True, exist_ok=True)
+            with open(dst / f'{run}.pt', 'wb') as out:
+                for f in pieces: out.write(f.read_bytes())
+            got = sha256(dst / f'{run}.pt')
+            if got != sha or (dst / f'{run}.pt').stat().st_size != size:
+                (dst / f'{run}.pt').unlink(); raise LandError(f"{run}: joined weights have sha256 {got}, the events log says {sha}: copy the pieces again")
+            for f in pieces: shutil.copy2(f, dst / f.name)
+            man['runs'][run] = dict(sha256=sha, bytes=size, pieces=n, lease=a.logs, folder=str(STORE / run))
+            done.append(f"{STORE / run}/ ({run}.pt, sha256 checked, and its pieces)")
+        for h in heads:   # every fitted head, also those of an evaluation of an earlier lease's run (the side job's)
+            run = h.name[:-len('-eval-heads.pt')]
+            (root / STORE / run).mkdir(parents=True, exist_ok=True); shutil.copy2(h, root / STORE / run / h.name)
+            done.append(str(STORE / run / h.name))
+        (root / MANIFEST).write_text(json.dumps(man, indent=1) + '\n'); done.append(str(MANIFEST))
+    if a.plan:
+        spec = json.loads(Path(a.plan).read_text()); dflt = (spec.get('defaults') or {}).get('eval') or {}
+        lay_f = ev_dir / 'layout.json'
+        lay = json.loads(lay_f.read_text()) if lay_f.is_file() else {'note': "each run's eval_gpus as its lease's plan gave it (tools/gpu/plan.py)", 'runs': {}}
+        for r in spec['runs']:
+            if r.get('eval', dflt) is None: continue
+            e = {**dflt, **(r.get('eval') or {})}
+            if any(f.name == f"{r['name']}-eval.json" for f in evals): lay['runs'][r['name']] = dict(eval_gpus=e.get('eval_gpus', 1), plan=str(a.plan))
+        ev_dir.mkdir(parents=True, exist_ok=True); lay_f.write_text(json.dumps(lay, indent=1) + '\n'); done.append(str(lay_f.relative_to(root)))
+    note = [f"five-seed lease landed from {p} by tools/gpu/land_five_seed.py", *lines,
+            *[f"{r}: weights (float16) {n} piece(s), sha256 {s}" for r, (n, s, _) in sorted(wl.items())],
+            *[f"heads: {h}" for h in heads]]
+    (logs / 'note.txt').write_text('\n'.join(note) + '\n'); done.append(str((logs / 'note.txt').relative_to(root)))
+    print('\n'.join(f"copied {x}" for x in done))
+    print('\n'.join(lines))
+    print("heads (git-ignored, left in the pack" + (f"; copied to {STORE}/<run>/" if a.weights else '') + "):\n" + '\n'.join(f"  {h}" for h in heads))
+    if not evals: print("no evaluation record in the pack", file=sys.stderr); return 1
+    return 0
+
+
+def stage(a) -> int:
+    root = Path(a.root).resolve(); to = Path(a.to)
+    if not str(to).startswith('.gpu/'): raise LandError(f"--to {to}: stage under .gpu/ (git-ignored), e.g. .gpu/five-seed-w1")
+    files = []
+    for run in a.runs:
+        d = root / STORE / run
+        w, h = d / f'{run}.pt', d / f'{run}-eval-heads.pt'
+        for f in (w, h):
+            if not f.is_file(): raise LandError(f"{f} is missing: land the lease that trained {run} with --weights first")
+        files += [w, h]
+    mb = sum(f.stat().st_size for f in files) / 2 ** 20
+    if mb > a.max_mb: raise LandError(f"{', '.join(a.runs)}: {mb:.0f} MiB is more than --max-mb {a.max_mb}: stage fewer runs a folder")
+    dst = root / to
+    if dst.exists(): shutil.rmtree(dst)
+    dst.mkdir(parents=True)
+    for f in files: shutil.copy2(f, dst / f.name)
+    (dst / 'receive.sh').write_text(
+        "#!/bin/sh\n# float16 weights and fitted heads of " + ' '.join(a.runs) + " (tools/gpu/land_five_seed.py stage), into WEIGHTS_DIR\n"
+        "# (/root/swaro/weights), each copied under a temporary name and renamed: a job waiting for them never reads half a file\n"
+        "set -e\nd=${WEIGHTS_DIR:-/root/swaro/weights}; mkdir -p $d\n"
+        "for f in \"$(dirname \"$0\")\"/*.pt; do cp \"$f\" $d/.incoming && mv $d/.incoming $d/$(basename \"$f\"); done\n"
+        f"echo \"weights and heads of {' '.join(a.runs)} in $d\"\n")
+    print(f"staged {', '.join(a.runs)} in {to} ({mb:.1f} MiB): carry it in a call and run its receive.sh there")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    l = sub.add_parser('land', help="copy a lease's pack into results/")
+    l.add_argument('pack', help='pack.tar from poll.sh, or the folder it was unpacked into')
+    l.add_argument('--logs', required=True, help='name of the logs folder under results/logs/, e.g. 2026-11-28-a-h200x4')
+    l.add_argument('--weights', default=None, help='folder holding the float16 pieces <run>.weights.pt.<k> poll.sh brought back')
+    l.add_argument('--plan', default=None, help="the lease's plan (tools/gpu/plans/five-seed-lease1.json): its eval_gpus go to layout.json")
+    l.add_argument('--commit', default=None, help='the pinned commit every record must name (.gpu/pinned/PINNED_COMMIT)')
+    l.add_argument('--root', default='.', help='the checkout to land in (default: here)')
+    l.add_argument('--replace', action='store_true', help='overwrite evaluation records that differ (default: refuse, copy nothing)')
+    s = sub.add_parser('stage', help="a .gpu/ folder with runs' weights and heads for a later lease")
+    s.add_argument('runs', nargs='+'); s.add_argument('--to', required=True); s.add_argument('--max-mb', type=float, default=48)
+    s.add_argument('--root', default='.')
+    a = ap.parse_args(argv)
+    try: return land(a) if a.cmd == 'land' else stage(a)
+    except LandError as e: print(f"land_five_seed: error: {e}", file=sys.stderr); return 2
+
+
+if __name__ == '__main__': sys.exit(main())
