@@ -9,12 +9,15 @@ from dataclasses import dataclass, field
 from .data import check_name
 
 # %% auto #0
-__all__ = ['NAME_ROOM', 'ROCL_CODE', 'PRESETS', 'FIELD_ROLES', 'ConfigError', 'TrainConfig', 'name_max', 'make_config',
-           'resume_changes']
+__all__ = ['IMAGES_PER_CLASS', 'TEST_IMAGES', 'NAME_ROOM', 'ROCL_CODE', 'PRESETS', 'FIELD_ROLES', 'ConfigError', 'TrainConfig',
+           'name_max', 'make_config', 'resume_changes']
 
 # %% ../nbs/06_config.ipynb #5308d899
 class ConfigError(ValueError):
     "An impossible training configuration; the message says which field and why."
+
+IMAGES_PER_CLASS = {'cifar10': 5000, 'cifar100': 500}   # training images per class of each dataset
+TEST_IMAGES = 10000                                    # test images of either
 
 @dataclass
 class TrainConfig:
@@ -103,7 +106,7 @@ def _check_values(c: TrainConfig, world_size: int):
     except ValueError as e: bad('dataset', str(e))
     for f_ in ('epochs', 'batch_size', 'width', 'proj_hidden', 'proj_dim', 'attack_steps', 'ckpt_every', 'monitor_bank', 'monitor_test'):
         if getattr(c, f_) < 1: bad(f_, f"must be >= 1, got {getattr(c, f_)}")
-    per_class = 50000 // (10 if c.dataset == 'cifar10' else 100)
+    per_class = IMAGES_PER_CLASS[c.dataset]
     if c.subset_per_class is not None and not 1 <= c.subset_per_class <= per_class:
         bad('subset_per_class', f"{c.dataset} has {per_class} training images per class: 1 to {per_class}, or None for all, got {c.subset_per_class}")
     if not 0 <= c.seed < 2 ** 31: bad('seed', f"must be in [0, 2^31), got {c.seed}")

@@ -95,7 +95,7 @@ def space_error(e: OSError,        # the error a write raised
     import shutil
     return f"no space left in {folder}: writing {path.name} needs {size} and {megabytes(shutil.disk_usage(q).free)} are free there"
 
-# %% ../nbs/00_data.ipynb #c7800d2a
+# %% ../nbs/00_data.ipynb #c5396fb6
 CHECKSUMS = {  # folder -> {file: (algorithm, hex digest)}
     'cifar-10-batches-bin': {
         'data_batch_1.bin': ('md5', '5dd7e06a14cb22eb9f671a540d1b7c25'),
@@ -308,7 +308,7 @@ def save_grid(split: CifarSplit,          # a split from `load_cifar`
         Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110, bbox_inches='tight')
     return fig
 
-# %% ../nbs/00_data.ipynb #e5f5a881
+# %% ../nbs/00_data.ipynb #8e1e1811
 def subset_indices(n: int,  # size of the set
                    k: int | None,  # how many to keep (None or >= n: all)
                    seed: int = 0,  # seed of the random choice
