@@ -370,6 +370,7 @@ def summary(root=None,    # data root (see `data_root`)
     "Verify and summarise the datasets under the root, print one line each and write a sample grid PNG each; `DataError` when one is missing, incomplete or corrupt."
     r = data_root(root)
     if out is not None: writable_dir(out, 'output folder')   # before the checksums are computed
+    if r.exists() and not r.is_dir(): find_layout('cifar10', r)   # the one message for a data root that is a file
     names = [check_name(n) for n in names] if names else [n for n in DATASETS if any((r / f).is_dir() for f, _ in LAYOUTS[n])]
     if not names: raise DataError(f"no dataset under {r}: get CIFAR-10 with: {fetch_command('cifar10', r)}")
     problems = []
