@@ -67,9 +67,9 @@ def config_parser(prog: str, description: str, argv=None) -> argparse.ArgumentPa
     try: base = config_for(known.preset, **({'method': known.method} if known.method else {}))
     except Exception: base = TrainConfig()   # a bad preset/method is reported by the real parse
     ap = Parser(prog=prog, description=description)
-    ap.add_argument('--preset', choices=sorted(PRESETS), help='start from a named preset (none given: smoke on a CPU; a GPU run must name one)')
-    ap.add_argument('--no-resume', action='store_true', help='do not resume: a run folder that holds a run is refused, unless --overwrite')
-    ap.add_argument('--overwrite', action='store_true', help='start anew, moving a run already in the folder aside to <name>.old-<time>')
+    ap.add_argument('--preset', choices=sorted(PRESETS), help='start from a named preset (none: smoke on a CPU; a GPU run names one)')
+    ap.add_argument('--no-resume', action='store_true', help='do not resume: a folder that holds a run is refused, unless --overwrite')
+    ap.add_argument('--overwrite', action='store_true', help='start anew, moving a run in the folder aside to <name>.old-<time>')
     src = f" (preset {known.preset})" if known.preset else ''
     for f in dataclasses.fields(TrainConfig):
         ap.add_argument('--' + f.name.replace('_', '-'), dest=f.name, type=field_type(f), default=argparse.SUPPRESS,
@@ -86,13 +86,13 @@ def check_extra(cfg: TrainConfig):
                           f"got {', '.join(sorted(cfg.extra))}")
 
 def choose_preset(preset: str | None, cuda: bool | None = None) -> tuple:
-    "(the preset a console or notebook run trains, a note to print or None): with none named, `smoke` on a CPU; on a GPU a `ConfigError`."
+    "(the preset a console or notebook run trains, a note to print or None): none named is `smoke` on a CPU, a `ConfigError` on a GPU."
     if preset is not None: return preset, None
     if cuda is None:
         import torch
         cuda = torch.cuda.is_available()
-    if cuda: raise ConfigError(f"preset: name one (--preset {'/'.join(PRESETS)}; c10-200 is the paper's 200-epoch setting): without one "
-                               f"a GPU run would start the 2,000-epoch default")
+    if cuda: raise ConfigError(f"preset: name one (--preset {'/'.join(PRESETS)}; c10-200 is the paper's 200-epoch setting): "
+                               f"without one a GPU run would start the 2,000-epoch default")
     return 'smoke', "no preset given: training the smoke preset on this CPU (name one, e.g. --preset c10-200, for another)"
 
 def train_cli(argv=None):
@@ -115,7 +115,7 @@ def train_cli(argv=None):
         if note: say(note)
         cfg = config_for(preset, ob, **a)
         check_extra(cfg)
-        t = train(cfg, resume=not no_resume, **({'overwrite': True} if overwrite else {}))   # checks the folder before loading any data
+        t = train(cfg, resume=not no_resume, **({'overwrite': True} if overwrite else {}))   # checks the folder before loading data
     except Stopped as e: say(str(e)); sys.exit(128 + e.signum)
     except KeyboardInterrupt: say("stopped before training began; nothing was written"); sys.exit(130)
     except DiskFullError as e: say(f"error: {e}"); sys.exit(1)
@@ -242,7 +242,7 @@ def check_eval_settings(s: dict,        # settings named as swaro_eval's options
                         runs=(),        # the run folders (their config.json names their dataset)
                         flag=lambda k: '--' + k.replace('_', '-')   # how a message names a setting
                        ):
-    "Raise `ValueError` on an impossible evaluation budget, count or dataset name in `s`, or a run path that is a file, before any work."
+    "Raise `ValueError` on an impossible evaluation budget, count or dataset name in `s`, or a run path that is a file."
     from swaro_nb.config import IMAGES_PER_CLASS, TEST_IMAGES
     from swaro_nb.data import check_name
     for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n', 'shards'):
@@ -255,14 +255,16 @@ def check_eval_settings(s: dict,        # settings named as swaro_eval's options
             try: check_name(s[k])
             except ValueError as e: raise ValueError(f"{flag(k)}: {e}") from None
     for r in map(Path, runs):
-        if r.exists() and not r.is_dir(): raise ValueError(f"{r} is a file, not a run folder (a run folder is what swaro_train writes: runs/<name>/)")
-    if s.get('train_per_class'):   # each dataset a head trains on: the evaluated one (given, else each run's) and the transfer one
+        if r.exists() and not r.is_dir():
+            raise ValueError(f"{r} is a file, not a run folder (a run folder is what swaro_train writes: runs/<name>/)")
+    if s.get('train_per_class'):   # each dataset a head trains on: the evaluated one (given, else each run's), the transfer one
         def ds(r):
             try: return json.loads((Path(r) / 'config.json').read_text()).get('dataset', 'cifar10')
             except (OSError, ValueError, AttributeError): return 'cifar10'
         names = {check_name(d) for d in ([s['dataset']] if s.get('dataset') else [ds(r) for r in runs]) + [s.get('transfer')] if d}
         n, d = min((IMAGES_PER_CLASS.get(d, 5000), d) for d in names or {'cifar10'})
-        if s['train_per_class'] > n: raise ValueError(f"{flag('train_per_class')} {s['train_per_class']}: {d} has {n:,} training images per class")
+        if s['train_per_class'] > n:
+            raise ValueError(f"{flag('train_per_class')} {s['train_per_class']}: {d} has {n:,} training images per class")
 
 def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
     "Exit with a one-line error (status 2) on a bad `swaro_eval` argument or output folder, before any work."
@@ -348,7 +350,8 @@ def injected_parameters(history: list) -> set:
     import ast
     cells = [c for c in history if isinstance(c, str) and c.lstrip().startswith('# Parameters')]
     if not cells: return set()
-    return {t.id for n in ast.parse(cells[-1]).body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    return {t.id for n in ast.parse(cells[-1]).body if isinstance(n, ast.Assign)
+            for t in n.targets if isinstance(t, ast.Name)}
 
 def check_parameters(ns: dict,     # the notebook's globals()
                      types: dict   # parameter name -> type (see `fits`), every parameter the notebook declares

