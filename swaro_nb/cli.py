@@ -85,15 +85,17 @@ def check_extra(cfg: TrainConfig):
         raise ConfigError(f"extra: {cfg.method} reads no extra options (only methods with their own options do, e.g. the baselines); "
                           f"got {', '.join(sorted(cfg.extra))}")
 
-def choose_preset(preset: str | None, cuda: bool | None = None) -> tuple:
-    "(the preset a console or notebook run trains, a note to print or None): none named is `smoke` on a CPU, a `ConfigError` on a GPU."
+def choose_preset(preset: str | None, cuda: bool | None = None, epochs: int | None = None) -> tuple:
+    "(preset a console or notebook run trains, note to print or None): none named is `smoke` on a CPU; on a GPU, the defaults"
+    " if `epochs` is given, else a `ConfigError`."
     if preset is not None: return preset, None
     if cuda is None:
         import torch
         cuda = torch.cuda.is_available()
-    if cuda: raise ConfigError(f"preset: name one (--preset {'/'.join(PRESETS)}; c10-200 is the paper's 200-epoch setting): "
-                               f"without one a GPU run would start the 2,000-epoch default")
-    return 'smoke', "no preset given: training the smoke preset on this CPU (name one, e.g. --preset c10-200, for another)"
+    if not cuda: return 'smoke', "no preset given: training the smoke preset on this CPU (name one, e.g. --preset c10-200, for another)"
+    if epochs is not None: return None, f"no preset given: the default settings (the paper's CIFAR-10 setting, or a baseline's own) for {epochs} epochs"
+    raise ConfigError(f"preset: name one (--preset {'/'.join(PRESETS)}; c10-200 is the paper's 200-epoch setting), or the "
+                      f"epochs: without either a GPU run would start the 2,000-epoch default")
 
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
@@ -111,7 +113,7 @@ def train_cli(argv=None):
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGTERM, before_training) if main else None   # fit catches signals itself while it trains
     try:
-        preset, note = choose_preset(preset)
+        preset, note = choose_preset(preset, epochs=a.get('epochs'))
         if note: say(note)
         cfg = config_for(preset, ob, **a)
         check_extra(cfg)
