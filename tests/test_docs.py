@@ -78,21 +78,24 @@ def layout_problems(res: dict, page: str) -> list[str]:
     bad = []
     if res['scroll_width'] > res['client_width'] or res['body_scroll_width'] > res['client_width']:
         wide = sorted((it for it in res['items'] if it['right'] > res['client_width']), key=lambda it: -it['right'])[:3]
-        bad.append(f'{page} at {w}px: the page scrolls sideways ({res["scroll_width"]} px of content in {res["client_width"]} px); '
-                   f'widest: {wide}')
+        bad.append(f'{page} at {w}px: the page scrolls sideways ({res["scroll_width"]} px of content in '
+                   f'{res["client_width"]} px); widest: {wide}')
     if 'hidden' in res['overflow_x'] or 'clip' in res['overflow_x']:
-        bad.append(f'{page} at {w}px: the page hides what sticks out (overflow-x {res["overflow_x"]}) instead of fitting it')
+        bad.append(f'{page} at {w}px: the page hides what sticks out (overflow-x {res["overflow_x"]}) '
+                   'instead of fitting it')
     for it in res['items']:
         where = f'{page} at {w}px: {it["kind"]} {it["i"]} ({it["text"]!r}, {it["width"]} px)'
         if it['cut']: bad.append(f'{where} is cut off by {it["cut"]}')
-        if it['right'] > res['client_width'] + 1: bad.append(f'{where}: its box ends at {it["right"]} px, past the window')
-        if it['left'] < res['side_right'] - 1: bad.append(f'{where}: its box starts at {it["left"]} px, under the sidebar')
-        if it['box'] is None and it['width'] > it['parent_width'] + 1: bad.append(f'{where}: wider than its box and nothing scrolls')
+        if it['right'] > res['client_width'] + 1: bad.append(f'{where}: its box ends at {it["right"]} px, off the page')
+        if it['left'] < res['side_right'] - 1: bad.append(f'{where}: its box starts at {it["left"]} px, under the menu')
+        if it['box'] is None and it['width'] > it['parent_width'] + 1:
+            bad.append(f'{where}: wider than its box and nothing scrolls')
         if it['wide'] and it['box_display'] in ('table-cell', 'table', 'inline'):
-            bad.append(f'{where} scrolls in a box shown as display: {it["box_display"]} ({it["box"]}), which grows with its '
-                       'content wherever its CSS table is not laid out fixed: it needs a block box of its own that scrolls')
+            bad.append(f'{where} scrolls in a box shown as display: {it["box_display"]} ({it["box"]}), which grows '
+                       'with its content wherever its CSS table is not laid out fixed: it needs a block box of its own')
         if it['wide'] and it['box_extra'] > 40:
-            bad.append(f'{where} scrolls together with {it["box_extra"]} more characters of text ({it["box"]}), not in a box of its own')
+            bad.append(f'{where} scrolls together with {it["box_extra"]} more characters of text ({it["box"]}), '
+                       'not in a box of its own')
     return bad
 
 MISSING: list[str] = []   # paths the test servers answered with an error (404 ...), e.g. a MathJax font or the favicon
@@ -105,10 +108,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 # Measures, in the rendered page, the layout of every table and block of code (`pre`) of the page's main column, and
 # writes it as JSON into <body data-layout-probe>; run on load and again once MathJax has typeset the page.
-# For each element: its box (the nearest ancestor-or-self inside <main> that scrolls sideways, else the element), whether
-# it is wider than that box, how that box is displayed and how much other text scrolls with it, whether an ancestor cuts
-# it off (overflow-x hidden/clip with content wider than itself), and whether the box lies inside the window and right
-# of a fixed sidebar.
+# For each element: its box (the nearest ancestor-or-self inside <main> that scrolls sideways, else the element),
+# whether it is wider than that box, how that box is displayed and how much other text scrolls with it, whether an
+# ancestor cuts it off (overflow-x hidden/clip with content wider than itself), and whether the box lies inside the
+# window and right of a fixed sidebar.
 LAYOUT_PROBE = r"""<script>(function () {
   function measure() {
     const de = document.documentElement, W = de.clientWidth, cs = e => getComputedStyle(e);
@@ -119,7 +122,7 @@ LAYOUT_PROBE = r"""<script>(function () {
       let i = 0;
       for (const x of document.querySelectorAll(sel)) {
         i++;
-        if (x.parentElement.closest(kind === 'table' ? 'table' : 'pre, table')) continue;   // measured with its outer one
+        if (x.parentElement.closest(kind === 'table' ? 'table' : 'pre, table')) continue;   // measured with its outer
         let box = null, cut = [], inMain = true;
         for (let e = x; e && e !== de; e = e.parentElement) {
           const ox = cs(e).overflowX;
@@ -130,8 +133,10 @@ LAYOUT_PROBE = r"""<script>(function () {
         }
         const b = box || x, r = b.getBoundingClientRect();
         const width = Math.max(x.scrollWidth, x.getBoundingClientRect().width);
-        items.push({kind, i, width: Math.round(width), box: box ? (box.tagName + '.' + box.className).slice(0, 60) : null,
-                    box_width: Math.round(box ? box.clientWidth : r.width), parent_width: x.parentElement.clientWidth, wide: !!box && box.scrollWidth > box.clientWidth + 1,
+        const name = box ? (box.tagName + '.' + box.className).slice(0, 60) : null;
+        items.push({kind, i, width: Math.round(width), box: name,
+                    box_width: Math.round(box ? box.clientWidth : r.width), parent_width: x.parentElement.clientWidth,
+                    wide: !!box && box.scrollWidth > box.clientWidth + 1,
                     scroll_x: box ? cs(box).overflowX : null, box_display: box ? cs(box).display : null,
                     box_extra: box ? box.innerText.trim().length - x.innerText.trim().length : 0,
                     left: Math.round(r.left), right: Math.round(r.right),
@@ -170,7 +175,8 @@ def serve():
     "serve(folder, probe=False) -> base URL of a background http.server on a free port; all stopped at the end."
     servers = []
     def start(folder: Path, probe: bool = False) -> str:
-        srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(_Probe if probe else _Quiet, directory=str(folder)))
+        handler = functools.partial(_Probe if probe else _Quiet, directory=str(folder))
+        srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         servers.append(srv)
         return f'http://127.0.0.1:{srv.server_address[1]}/'
@@ -422,7 +428,8 @@ def test_wide_tables_scroll(chromium, site, serve, tmp_path, no_missing, width):
         assert res['stage'] == 'mathjax', f'{page}: measured before MathJax typeset the page'
         bad += layout_problems(res, page)
         tables[page] = [it for it in res['items'] if it['kind'] == 'table']
-    assert len(tables['experiments/report.html']) >= 3 and any(it['wide'] for it in tables['experiments/report.html']), \
+    report = tables['experiments/report.html']
+    assert len(report) >= 3 and any(it['wide'] for it in report), \
         'the report should have tables wider than the column (what this test is about)'
     assert not bad, '\n'.join(bad[:20])
 
@@ -432,17 +439,21 @@ def _machine_paths() -> dict[str, re.Pattern]:
     b = r'(?<![\w.-]){}(?![\w.-])'
     pats = {f'the checkout root {r}': re.compile(b.format(re.escape(str(r)))) for r in {ROOT, ROOT.resolve()}}
     if sys.prefix != sys.base_prefix:
-        for v in {sys.prefix, str(Path(sys.prefix).resolve())}: pats[f'the virtual environment {v}'] = re.compile(b.format(re.escape(v)))
+        for v in {sys.prefix, str(Path(sys.prefix).resolve())}:
+            pats[f'the virtual environment {v}'] = re.compile(b.format(re.escape(v)))
     pats[f'the home folder {Path.home()}'] = re.compile(b.format(re.escape(str(Path.home()))))
     tmp = tempfile.gettempdir()
-    if tmp.rstrip('/') not in ('/tmp', '/var/tmp', '/dev/shm'): pats[f'the temporary folder {tmp}'] = re.compile(b.format(re.escape(tmp)))
+    if tmp.rstrip('/') not in ('/tmp', '/var/tmp', '/dev/shm'):
+        pats[f'the temporary folder {tmp}'] = re.compile(b.format(re.escape(tmp)))
     # folders made in /tmp by mkdtemp (tmpXXXXXXXX), pytest, tools/run_nbs.py (nb-<notebook>-XXXXXXXX) and tools/test.sh
-    pats['a temporary folder in /tmp'] = re.compile(r'(?<![\w.-])/tmp/(?:tmp\w{8}|pytest-of-|nb-[\w.-]+-\w{8}|swaro_test\.)')
+    pats['a temporary folder in /tmp'] = re.compile(r'(?<![\w.-])/tmp/(?:tmp\w{8}|pytest-of-|nb-[\w.-]+-\w{8}'
+                                                    r'|swaro_test\.)')
     return pats
 
 def site_text(path: Path) -> str:
     "A file of the site as text, without embedded images (base64 may spell anything, `/tmp/` included)."
-    return re.sub(r'data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+', 'data:', path.read_text(encoding='utf-8', errors='replace'))
+    t = path.read_text(encoding='utf-8', errors='replace')
+    return re.sub(r'data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+', 'data:', t)
 
 def test_no_machine_paths(site):
     "No page (nor sidebar.json, nor the code pages) shows a path of the machine that built it."
@@ -478,8 +489,9 @@ def sidebar_problems(nbs: Path) -> list[str]:
     if got != lib:
         i = next(i for i, (a, b) in enumerate(zip(got + [None] * len(lib), lib + [None] * len(got))) if a != b)
         dup = sorted({x for x in got if got.count(x) > 1})
-        bad.append(f'Library is not the numbered notebooks in file-name order: entry {i + 1} is {got[i] if i < len(got) else None}, '
-                   f'expected {lib[i] if i < len(lib) else None} (missing: {sorted(set(lib) - set(got))}, '
+        bad.append(f'Library is not the numbered notebooks in file-name order: entry {i + 1} is '
+                   f'{got[i] if i < len(got) else None}, expected {lib[i] if i < len(lib) else None} '
+                   f'(missing: {sorted(set(lib) - set(got))}, '
                    f'not there: {sorted(set(got) - set(lib))}, twice: {dup}); the Library section should read:\n'
                    + '\n'.join(f'          - {x}' for x in lib))
     exp = sorted(f'experiments/{p.name}' for p in nbs.glob('experiments/*.ipynb'))
@@ -489,13 +501,14 @@ def sidebar_problems(nbs: Path) -> list[str]:
     return bad
 
 def test_sidebar_follows_numbering():
-    "nbs/sidebar.yml lists index.ipynb, then every library notebook in the worktree in file-name order, then the experiments."
+    "nbs/sidebar.yml: index.ipynb, every library notebook of this checkout in file-name order, the experiments."
     bad = sidebar_problems(ROOT / 'nbs')
     assert not bad, 'nbs/sidebar.yml does not follow the numbering:\n' + '\n'.join(bad)
 
 def test_sidebar_check_catches(tmp_path):
     "sidebar_problems accepts a sidebar in numbering order and names each way one can depart from it."
-    for n in ['00_data', '00a_core', '00b_fetch', '01_x', '10_runs', '10a_tables', 'index', 'experiments/train', 'experiments/report']:
+    for n in ['00_data', '00a_core', '00b_fetch', '01_x', '10_runs', '10a_tables', 'index',
+              'experiments/train', 'experiments/report']:
         (tmp_path / f'{n}.ipynb').parent.mkdir(exist_ok=True); (tmp_path / f'{n}.ipynb').write_text('{}')
     def sb(lib, exp=('experiments/train.ipynb', 'experiments/report.ipynb'), first='index.ipynb'):
         y = {'website': {'sidebar': {'contents': [first, {'section': 'Library', 'contents': list(lib)},
@@ -533,7 +546,7 @@ WIDE_HTML = ('<div><table border="1" class="dataframe"><thead><tr style="text-al
              + ''.join(f'<td>{i * 0.5:.3f}</td>' for i in range(40)) + '</tr></tbody></table></div>')
 
 def machine_outputs(proj: Path) -> list[str]:
-    "What a notebook of project `proj` might print: paths in its checkout, its home and temporary folders, and /tmp/somewhere."
+    "What a notebook of `proj` might print: paths in its checkout, its home and temporary folders, and /tmp/somewhere."
     import tempfile
     return [str(proj / 'nbs' / 'data.csv'), str(Path.home() / '.cache' / 'x.bin'),
             str(Path(tempfile.gettempdir()) / 'tmpab12cd_3' / 'ckpt.pt'), '/tmp/somewhere']
@@ -645,7 +658,8 @@ def test_synthetic_machine_paths(synth):
     assert "path:str='~/.cache/synth7'" in sig, sig
     for bad in {str(p), str(Path.home()) + '/', tempfile.gettempdir() + '/'} - {'/tmp/'}:
         assert bad not in site_text(p / '_docs' / '00_thing.html'), bad
-    assert "00_thing.ipynb: machine path in an output, shown rewritten: the cell 'print_paths()': 3 path(s)" in log, log[-2000:]
+    note = "00_thing.ipynb: machine path in an output, shown rewritten: the cell 'print_paths()': 3 path(s)"
+    assert note in log, log[-2000:]
 
 @pytest.mark.parametrize('width', [1280, 800])
 def test_synthetic_wide_tables(chromium, synth, serve, tmp_path, no_missing, width):
@@ -653,10 +667,12 @@ def test_synthetic_wide_tables(chromium, synth, serve, tmp_path, no_missing, wid
     p, _, _ = synth
     res = layout(chromium, serve(p / '_docs', probe=True) + '00_thing.html', tmp_path, width)
     assert not layout_problems(res, '00_thing.html'), '\n'.join(layout_problems(res, '00_thing.html'))
-    wide = {re.match(r'[a-z]+_column_00|', it['text']).group(0): it for it in res['items'] if it['kind'] == 'table' and it['wide']}
+    wide = {re.match(r'[a-z]+_column_00|', it['text']).group(0): it
+            for it in res['items'] if it['kind'] == 'table' and it['wide']}
     assert set(wide) == {'wide_column_00', 'frame_column_00'}, res['items']
     for it in wide.values():
-        assert it['scroll_x'] in ('auto', 'scroll') and it['width'] > 2 * it['box_width'] and it['box'].startswith('DIV.table-scroll')
+        assert it['scroll_x'] in ('auto', 'scroll') and it['box'].startswith('DIV.table-scroll')
+        assert it['width'] > 2 * it['box_width'], it
         assert it['right'] <= res['client_width'] and it['left'] >= res['side_right']
     html = (p / '_docs' / '00_thing.html').read_text()
     assert html.count('<div class="table-scroll"><table') == html.count('<table') == 2

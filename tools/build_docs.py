@@ -328,8 +328,9 @@ def to_nbnode(nb):
 
 SYSTEM_TMP = ('/tmp', '/var/tmp', '/dev/shm')
 # a folder made by mkdtemp/mktemp/pytest/tools/run_nbs.py (`tmpab12cd_3`, `nb-00_data-k2j4h5g6`, `pytest-of-root`,
-# `swaro_test.Xy12Zq` (tools/test.sh), torch's `torchinductor_root`): what the part of a temporary path that names no content looks like
-_TMP_COMP = r'(?:tmp[\w.-]*|swaro_test[\w.-]*|nb-[\w.-]+|pytest-[\w.-]+|torchinductor_[\w.-]+|[\w-]+[._-](?=[A-Za-z_]*\d)[A-Za-z0-9_]{6,8})'
+# `swaro_test.Xy12Zq` (tools/test.sh), torch's `torchinductor_root`): the parts of a temporary path that name no content
+_TMP_COMP = (r'(?:tmp[\w.-]*|swaro_test[\w.-]*|nb-[\w.-]+|pytest-[\w.-]+|torchinductor_[\w.-]+'
+             r'|[\w-]+[._-](?=[A-Za-z_]*\d)[A-Za-z0-9_]{6,8})')
 
 def _pfx(p: str) -> str:
     "A literal path prefix as a regex that matches it only as a whole path (not `/rootx`, not `/a/root`)."
@@ -364,7 +365,8 @@ def machine_path_rules(root: Path | None = None) -> list[tuple[re.Pattern, str]]
         rules.append((len(t), re.compile(_pfx(t) + rf'(?:/{_TMP_COMP})+(?![\w.-])'), '{tmp}'))
     for p, rep in lits.items():
         if rep == '':   # the checkout root: `root/x` -> `x`, `root` alone -> `.`
-            rules.append((len(p), re.compile(_pfx(p) + r'(?:/(?=[\w.-])|(?![\w.-]))'), lambda m: '' if m.group(0).endswith('/') else '.'))
+            rules.append((len(p), re.compile(_pfx(p) + r'(?:/(?=[\w.-])|(?![\w.-]))'),
+                          lambda m: '' if m.group(0).endswith('/') else '.'))
         else: rules.append((len(p), re.compile(_pfx(p) + r'(?![\w.-])'), rep))
     if home not in ('', '/'): rules.append((len(home), re.compile(_pfx(home) + r'(?![\w.-])'), '~'))
     # longest first, so the checkout (/home/u/swaro_nb) goes before the home folder (/home/u) that holds it
@@ -528,7 +530,8 @@ def build_page(job: dict) -> dict:
         notes += [f'{rel}: {n}' for n in esd.notes]
         fm = getattr(nb, 'frontmatter_', {}) or {}
         apply_quarto(nb)
-        notes += [f'{rel}: machine path in an output, shown rewritten: {n}' for n in scrub_outputs(nb, machine_path_rules())]
+        notes += [f'{rel}: machine path in an output, shown rewritten: {n}'
+                  for n in scrub_outputs(nb, machine_path_rules())]
         node = to_nbnode(nb)
         node.metadata['title'] = job['title']
         res = {'metadata': {'name': job['title'], 'path': str(src.parent)},
@@ -565,8 +568,10 @@ main.content { min-width: 0; overflow-wrap: break-word; }
 .jp-RenderedHTMLCommon .table-scroll > table { table-layout: auto; margin: 0 0 0.2em 0; }
 .table-scroll th, .table-scroll td { white-space: nowrap; }
 .table-scroll th.cell-wrap, .table-scroll td.cell-wrap { white-space: normal; min-width: 16em; }
-/* code and text outputs scroll rather than wrap (Quarto's default, code-overflow: scroll): a printed table keeps its columns */
-.jp-InputArea-editor .highlight pre, .jp-MarkdownOutput pre, .jp-OutputArea-output pre { overflow-x: auto; max-width: 100%; }
+/* code and text outputs scroll rather than wrap (Quarto's default, code-overflow: scroll): a printed table keeps
+   its columns */
+.jp-InputArea-editor .highlight pre, .jp-MarkdownOutput pre,
+.jp-OutputArea-output pre { overflow-x: auto; max-width: 100%; }
 .jp-OutputArea-output pre { white-space: pre; word-break: normal; overflow-wrap: normal; }
 '''
 
@@ -785,7 +790,8 @@ def build_readme(exec_dir: Path | None = None, dest: Path | None = None) -> Path
         warnings.simplefilter('ignore')
         NBProcessor(nb=nb, procs=[FrontmatterProc, populate_language, insert_warning, strip_ansi, hide_line, filter_stream_,
                                   rm_header_dash, rm_export, clean_magics, hide_]).process()
-    for n in scrub_outputs(nb, machine_path_rules()): print(f'note: README: machine path in an output of nbs/{rel}, rewritten: {n}')
+    for n in scrub_outputs(nb, machine_path_rules()):
+        print(f'note: README: machine path in an output of nbs/{rel}, rewritten: {n}')
     fm = getattr(nb, 'frontmatter_', {}) or {}
     parts = []
     if fm.get('title'): parts.append(f"# {fm['title']}")
