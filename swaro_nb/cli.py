@@ -9,8 +9,9 @@ from pathlib import Path
 from .config import TrainConfig, PRESETS, ConfigError, make_config
 
 # %% auto #0
-__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'train_cli', 'bench_cli', 'eval_parser',
-           'check_eval_args', 'eval_cli', 'data_cli', 'main']
+__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'choose_preset', 'train_cli', 'bench_cli',
+           'eval_parser', 'check_eval_settings', 'check_eval_args', 'eval_cli', 'data_cli', 'fits',
+           'injected_parameters', 'check_parameters', 'main']
 
 # %% ../nbs/11_cli.ipynb #d5935439
 class Parser(argparse.ArgumentParser):
@@ -66,8 +67,9 @@ def config_parser(prog: str, description: str, argv=None) -> argparse.ArgumentPa
     try: base = config_for(known.preset, **({'method': known.method} if known.method else {}))
     except Exception: base = TrainConfig()   # a bad preset/method is reported by the real parse
     ap = Parser(prog=prog, description=description)
-    ap.add_argument('--preset', choices=sorted(PRESETS), help='start from a named preset')
-    ap.add_argument('--no-resume', action='store_true', help='start over even if the run folder has a checkpoint')
+    ap.add_argument('--preset', choices=sorted(PRESETS), help='start from a named preset (none: smoke on a CPU; a GPU run names one)')
+    ap.add_argument('--no-resume', action='store_true', help='do not resume: a folder that holds a run is refused, unless --overwrite')
+    ap.add_argument('--overwrite', action='store_true', help='start anew, moving a run in the folder aside to <name>.old-<time>')
     src = f" (preset {known.preset})" if known.preset else ''
     for f in dataclasses.fields(TrainConfig):
         ap.add_argument('--' + f.name.replace('_', '-'), dest=f.name, type=field_type(f), default=argparse.SUPPRESS,
@@ -83,21 +85,45 @@ def check_extra(cfg: TrainConfig):
         raise ConfigError(f"extra: {cfg.method} reads no extra options (only methods with their own options do, e.g. the baselines); "
                           f"got {', '.join(sorted(cfg.extra))}")
 
+def choose_preset(preset: str | None, cuda: bool | None = None, epochs: int | None = None) -> tuple:
+    "(preset a console or notebook run trains, note to print or None): none named is `smoke` on a CPU; on a GPU, the defaults"
+    " if `epochs` is given, else a `ConfigError`."
+    if preset is not None: return preset, None
+    if cuda is None:
+        import torch
+        cuda = torch.cuda.is_available()
+    if not cuda: return 'smoke', "no preset given: training the smoke preset on this CPU (name one, e.g. --preset c10-200, for another)"
+    if epochs is not None: return None, f"no preset given: the default settings (the paper's CIFAR-10 setting, or a baseline's own) for {epochs} epochs"
+    raise ConfigError(f"preset: name one (--preset {'/'.join(PRESETS)}; c10-200 is the paper's 200-epoch setting), or the "
+                      f"epochs: without either a GPU run would start the 2,000-epoch default")
+
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
-    from swaro_nb.train import train, DivergenceError, CheckpointError
+    import signal, threading
+    from swaro_nb.train import train, DivergenceError, CheckpointError, DiskFullError, Stopped
     from swaro_nb.data import DataError
     argv = sys.argv[1:] if argv is None else argv
     ap = config_parser('swaro_train', "Train SimCLR / RoCL / SwARo / a baseline on CIFAR; resumes from the run folder's checkpoint.", argv)
     ap.add_argument('--official-budget', action='store_true', help="baselines: take epochs, batch and warm-up from the method's official code")
     a = vars(ap.parse_args(argv))
-    preset, no_resume, ob = a.pop('preset', None), a.pop('no_resume'), a.pop('official_budget')
+    preset, no_resume, overwrite, ob = a.pop('preset', None), a.pop('no_resume'), a.pop('overwrite'), a.pop('official_budget')
+    first = int(os.environ.get('RANK', 0)) == 0   # under torchrun rank 0 speaks for every rank
+    def say(msg): print(f"swaro_train: {msg}", file=sys.stderr) if first else None
+    def before_training(signum, frame): raise Stopped("stopped before training began; nothing was written", signum)
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, before_training) if main else None   # fit catches signals itself while it trains
     try:
+        preset, note = choose_preset(preset, epochs=a.get('epochs'))
+        if note: say(note)
         cfg = config_for(preset, ob, **a)
         check_extra(cfg)
-        t = train(cfg, resume=not no_resume)   # checks the config and the run folder before loading any data
-    except (ConfigError, DataError, DivergenceError, CheckpointError, ValueError) as e:
-        print(f"swaro_train: error: {e}", file=sys.stderr); sys.exit(2)
+        t = train(cfg, resume=not no_resume, **({'overwrite': True} if overwrite else {}))   # checks the folder before loading data
+    except Stopped as e: say(str(e)); sys.exit(128 + e.signum)
+    except KeyboardInterrupt: say("stopped before training began; nothing was written"); sys.exit(130)
+    except DiskFullError as e: say(f"error: {e}"); sys.exit(1)
+    except (ConfigError, DataError, DivergenceError, CheckpointError, ValueError) as e: say(f"error: {e}"); sys.exit(2)
+    finally:
+        if main: signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
     if t.rank == 0: print(f"run folder: {t.dir}  (epochs done: {t.epoch}/{cfg.epochs})")
 
 def _save_elsewhere(recs: list, stem: str) -> Path | None:
@@ -170,7 +196,7 @@ def bench_cli(argv=None):
         sys.exit(1)
     print(f"{len(recs)} records appended to {out}")
 
-# %% ../nbs/11_cli.ipynb #67eeef4e
+# %% ../nbs/11_cli.ipynb #7f66311e
 def eval_parser() -> argparse.ArgumentParser:
     "The argument parser of `swaro_eval`."
     from swaro_nb.evaluate import SMOKE
@@ -214,21 +240,44 @@ def eval_parser() -> argparse.ArgumentParser:
     ap.add_argument('--no-progress', action='store_true', help='no progress bars')
     return ap
 
+def check_eval_settings(s: dict,        # settings named as swaro_eval's options (le_epochs, n_test, dataset, transfer, ...)
+                        runs=(),        # the run folders (their config.json names their dataset)
+                        flag=lambda k: '--' + k.replace('_', '-')   # how a message names a setting
+                       ):
+    "Raise `ValueError` on an impossible evaluation budget, count or dataset name in `s`, or a run path that is a file."
+    from swaro_nb.config import IMAGES_PER_CLASS, TEST_IMAGES
+    from swaro_nb.data import check_name
+    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n', 'shards'):
+        v = s.get(k)
+        if v is not None and v < 1: raise ValueError(f"{flag(k)} must be a positive integer, got {v}")
+    for k in ('n_test', 'autoattack_n'):
+        if (s.get(k) or 0) > TEST_IMAGES: raise ValueError(f"{flag(k)} {s[k]}: the test set has {TEST_IMAGES:,} images")
+    for k in ('dataset', 'transfer'):
+        if s.get(k) is not None:
+            try: check_name(s[k])
+            except ValueError as e: raise ValueError(f"{flag(k)}: {e}") from None
+    for r in map(Path, runs):
+        if r.exists() and not r.is_dir():
+            raise ValueError(f"{r} is a file, not a run folder (a run folder is what swaro_train writes: runs/<name>/)")
+    if s.get('train_per_class'):   # each dataset a head trains on: the evaluated one (given, else each run's), the transfer one
+        def ds(r):
+            try: return json.loads((Path(r) / 'config.json').read_text()).get('dataset', 'cifar10')
+            except (OSError, ValueError, AttributeError): return 'cifar10'
+        names = {check_name(d) for d in ([s['dataset']] if s.get('dataset') else [ds(r) for r in runs]) + [s.get('transfer')] if d}
+        n, d = min((IMAGES_PER_CLASS.get(d, 5000), d) for d in names or {'cifar10'})
+        if s['train_per_class'] > n:
+            raise ValueError(f"{flag('train_per_class')} {s['train_per_class']}: {d} has {n:,} training images per class")
+
 def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
     "Exit with a one-line error (status 2) on a bad `swaro_eval` argument or output folder, before any work."
     import torch
-    from swaro_nb.data import check_name, writable_dir
+    from swaro_nb.data import writable_dir
     from swaro_nb.eval_attacks import ALL_ATTACKS
-    for k in ('le_epochs', 'rle_epochs', 'n_test', 'train_per_class', 'batch_size', 'autoattack_n', 'shards'):
-        v = getattr(a, k)
-        if v is not None and v < 1: ap.error(f"--{k.replace('_', '-')} must be a positive integer, got {v}")
+    try: check_eval_settings(vars(a), a.runs)
+    except ValueError as e: ap.error(str(e))
     if a.attacks is not None:
         bad = [n for n in a.attacks.split(',') if n not in ALL_ATTACKS]
         if bad or not a.attacks.strip(): ap.error(f"--attacks: unknown {', '.join(bad) or 'empty list'}; known: {', '.join(ALL_ATTACKS)}")
-    for k in ('dataset', 'transfer'):
-        if getattr(a, k) is not None:
-            try: check_name(getattr(a, k))
-            except ValueError as e: ap.error(f"--{k}: {e}")
     for flag, d in ([('--device', a.device)] if a.device is not None else []) + [('--workers', w) for w in (a.workers.split(',') if a.workers is not None else [])]:
         try: dev = torch.device(d)
         except (RuntimeError, ValueError): ap.error(f"{flag} {d!r} is not a device: use cpu, cuda or cuda:N")
@@ -248,8 +297,10 @@ def eval_cli(argv=None):
     from swaro_nb.runs import RunError
     from swaro_nb.eval_attacks import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
     from swaro_nb.data import DataError
+    from swaro_nb.train import private_compile_cache
     ap = eval_parser(); a = ap.parse_args(argv)
     check_eval_args(ap, a)   # before any run is read
+    private_compile_cache()
     b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
     cols = a.attacks.split(',') if a.attacks else list(DEFAULT_ATTACKS)
     attacks = list(dict.fromkeys(['clean', *cols, *(ROCL_ATTACKS if a.rocl_protocol else []), *(AUTOATTACK_ATTACKS if a.autoattack else [])]))
@@ -262,7 +313,7 @@ def eval_cli(argv=None):
     except (RunError, ConfigError, DataError, ValueError) as e:
         print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
 
-# %% ../nbs/11_cli.ipynb #38795730
+# %% ../nbs/11_cli.ipynb #fadfa9af
 def data_cli(argv=None):
     "Console script `swaro_data`: fetch datasets or summarise the ones present (exit 1: bad or missing data; 2: bad argument)."
     from swaro_nb.data import DATASETS, CIFAR100_SRC_ENV, DataError, summary
@@ -284,6 +335,37 @@ def data_cli(argv=None):
         else: summary(a.root, a.out, a.names)
     except DataError as e: fail(e, 1)
     except ValueError as e: fail(e, 2)
+
+# %% ../nbs/11_cli.ipynb #8db434f6
+_KINDS = {'int': int, 'float': (int, float), 'str': str, 'bool': bool, 'dict': dict}
+
+def fits(v, spec: str) -> bool:
+    "Whether `v` has the type `spec` names ('int', 'list[str]', 'str|None', 'any', ...)."
+    for k in spec.replace(' ', '').split('|'):
+        if k == 'any' or (k == 'None' and v is None): return True
+        if k.startswith('list[') and isinstance(v, list) and all(fits(x, k[5:-1]) for x in v): return True
+        if k in _KINDS and isinstance(v, _KINDS[k]) and not (k in ('int', 'float') and isinstance(v, bool)): return True
+    return False
+
+def injected_parameters(history: list) -> set:
+    "The names papermill's injected cell assigns (its source starts with '# Parameters'), from a kernel's input history."
+    import ast
+    cells = [c for c in history if isinstance(c, str) and c.lstrip().startswith('# Parameters')]
+    if not cells: return set()
+    return {t.id for n in ast.parse(cells[-1]).body if isinstance(n, ast.Assign)
+            for t in n.targets if isinstance(t, ast.Name)}
+
+def check_parameters(ns: dict,     # the notebook's globals()
+                     types: dict   # parameter name -> type (see `fits`), every parameter the notebook declares
+                    ):
+    "Raise `ValueError` on a papermill parameter the notebook does not declare, or a parameter value of the wrong type."
+    unknown = sorted(injected_parameters(ns.get('In') or []) - set(types))
+    if unknown: raise ValueError(f"unknown parameter(s) {', '.join(unknown)}: this notebook takes {', '.join(types)}")
+    for k, spec in types.items():
+        v = ns.get(k)
+        if not fits(v, spec):
+            hint = f"; a list is passed with -y \"{k}: [{v}]\"" if spec.startswith('list') and isinstance(v, str) else ''
+            raise ValueError(f"parameter {k}: expected {spec}, got {v!r} ({type(v).__name__}){hint}")
 
 # %% ../nbs/11_cli.ipynb #54e58d80
 def main():

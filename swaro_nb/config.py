@@ -4,16 +4,20 @@
 
 # %% ../nbs/06_config.ipynb #5f782059
 from __future__ import annotations
-import dataclasses, re
+import dataclasses, json, math, os, re
 from dataclasses import dataclass, field
 from .data import check_name
 
 # %% auto #0
-__all__ = ['ROCL_CODE', 'PRESETS', 'ConfigError', 'TrainConfig', 'make_config']
+__all__ = ['IMAGES_PER_CLASS', 'TEST_IMAGES', 'NAME_ROOM', 'ROCL_CODE', 'PRESETS', 'FIELD_ROLES', 'ConfigError', 'TrainConfig',
+           'name_max', 'make_config', 'resume_changes']
 
 # %% ../nbs/06_config.ipynb #5308d899
 class ConfigError(ValueError):
     "An impossible training configuration; the message says which field and why."
+
+IMAGES_PER_CLASS = {'cifar10': 5000, 'cifar100': 500}   # training images per class of each dataset
+TEST_IMAGES = 10000                                    # test images of either
 
 @dataclass
 class TrainConfig:
@@ -92,22 +96,32 @@ def _check_types(c: TrainConfig):
 def _check_values(c: TrainConfig, world_size: int):
     "Raise `ConfigError` on impossible values of the fields every run shares."
     def bad(field, why): raise ConfigError(f"{field}: {why}")
-    if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.+=@-]*', c.name):   # a name, so the run folder stays inside out_dir
-        bad('name', f"a run name is one folder name: letters, digits and _ . + = @ - (not first: . or -), got {c.name!r}")
+    for f in dataclasses.fields(c):   # NaN passes every comparison and infinity most: no number field may hold either
+        v = getattr(c, f.name)
+        if isinstance(v, float) and not math.isfinite(v): bad(f.name, f"must be a finite number, got {v}")
+    try: json.dumps(c.extra, allow_nan=False)
+    except (TypeError, ValueError) as e: bad('extra', f"must be plain JSON with finite numbers ({e})")
+    _check_name(c)
     try: c.dataset = check_name(c.dataset)
     except ValueError as e: bad('dataset', str(e))
-    for f_ in ('epochs', 'batch_size', 'width', 'proj_hidden', 'proj_dim', 'attack_steps', 'ckpt_every'):
+    for f_ in ('epochs', 'batch_size', 'width', 'proj_hidden', 'proj_dim', 'attack_steps', 'ckpt_every', 'monitor_bank',
+               'monitor_test'):
         if getattr(c, f_) < 1: bad(f_, f"must be >= 1, got {getattr(c, f_)}")
-    if c.subset_per_class is not None and c.subset_per_class < 1: bad('subset_per_class', "must be >= 1 or None")
+    per_class = IMAGES_PER_CLASS[c.dataset]
+    if c.subset_per_class is not None and not 1 <= c.subset_per_class <= per_class:
+        bad('subset_per_class', f"{c.dataset} has {per_class} training images per class: 1 to {per_class}, or None for all, "
+                                f"got {c.subset_per_class}")
+    if not 0 <= c.seed < 2 ** 31: bad('seed', f"must be in [0, 2^31), got {c.seed}")
     if c.batch_size % world_size: bad('batch_size', f"{c.batch_size} is not divisible by the number of GPUs ({world_size})")
     if c.attack_groups < 1 or (c.attack_groups > 1 and c.attack_groups % world_size) or c.batch_size % c.attack_groups:
         bad('attack_groups', f"{c.attack_groups} must be 1 (one group per GPU) or a multiple of the number of GPUs ({world_size}) that divides batch_size {c.batch_size}")
     if c.batch_size // world_size < 2: bad('batch_size', "needs at least 2 images per GPU (NT-Xent needs negatives)")
     if c.batch_size > c.n_train: bad('batch_size', f"{c.batch_size} exceeds the {c.n_train} training images")
-    for f_, lo in (('eps', 0), ('monitor_every', 0), ('warmup_epochs', 0)):
+    for f_, lo in (('eps', 0), ('monitor_every', 0), ('warmup_epochs', 0), ('weight_decay', 0)):
         if getattr(c, f_) < lo: bad(f_, f"must be >= {lo}, got {getattr(c, f_)}")
-    for f_ in ('alpha', 'temperature', 'lr', 'warmup_multiplier'):
+    for f_ in ('alpha', 'temperature', 'lr', 'warmup_multiplier', 'lars_trust'):
         if not getattr(c, f_) > 0: bad(f_, f"must be > 0, got {getattr(c, f_)}")
+    if not 0 <= c.momentum < 1: bad('momentum', f"must be in [0, 1), got {c.momentum}")
     if c.loss_form not in ('paper', 'rocl', 'rocl-code'): bad('loss_form', f"'paper', 'rocl' or 'rocl-code', got {c.loss_form!r}")
     if c.rocl_term_forward not in ('separate', 'shared'): bad('rocl_term_forward', f"'separate' or 'shared', got {c.rocl_term_forward!r}")
     if c.rocl_term_forward == 'shared' and c.loss_form != 'rocl-code': bad('rocl_term_forward', "'shared' is a form of loss_form='rocl-code' only")
@@ -117,6 +131,26 @@ def _check_values(c: TrainConfig, world_size: int):
     if c.compile not in (False, True, 'off', 'attack', 'train', 'all'): bad('compile', f"False/'off', 'attack', 'train' or True/'all', got {c.compile!r}")
     if c.compile_mode not in ('default', 'max-autotune-no-cudagraphs', 'reduce-overhead'):
         bad('compile_mode', f"'default', 'max-autotune-no-cudagraphs' or 'reduce-overhead', got {c.compile_mode!r}")
+
+# %% ../nbs/06_config.ipynb #085988dc
+NAME_ROOM = 32   # bytes a run name leaves for what is added to it: '.old-YYYYmmdd-HHMMSS', '-eval.parts', '.<file>.tmp<pid>'
+
+def name_max(folder) -> int:
+    "The longest file name (bytes) the filesystem holding `folder` (or its nearest existing parent) takes."
+    p = os.path.abspath(os.path.expanduser(str(folder)))
+    while not os.path.isdir(p) and os.path.dirname(p) != p: p = os.path.dirname(p)
+    try: return os.pathconf(p, 'PC_NAME_MAX')
+    except (OSError, ValueError): return 255
+
+def _check_name(c: TrainConfig):
+    "Raise `ConfigError` unless `c.name` is one portable folder name that fits `c.out_dir`'s filesystem, `NAME_ROOM` to spare."
+    if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.+=@-]*', c.name):   # a name, so the run folder stays inside out_dir
+        raise ConfigError(f"name: a run name is one folder name of ASCII letters, digits and _ . + = @ - (not first: . or -), "
+                          f"got {c.name!r}")
+    top = name_max(c.out_dir) - NAME_ROOM
+    if len(c.name) > top:
+        raise ConfigError(f"name: {len(c.name)} characters; a run name is at most {top} here (the filesystem of {c.out_dir} "
+                          f"takes {top + NAME_ROOM} per name, less {NAME_ROOM} for the names made from it)")
 
 # %% ../nbs/06_config.ipynb #ce092eaf
 ROCL_CODE = dict(   # sources: github.com/Kim-Minseon/RoCL, src/ at 6816b7b71378239f938053ae2f674f4ea809e5b0
@@ -159,3 +193,30 @@ def make_config(preset: str | None = None,  # a name in PRESETS, or None for the
     unknown = set(overrides) - fields
     if unknown: raise ConfigError(f"unknown config field(s): {', '.join(sorted(unknown))}")
     return TrainConfig(**{**(PRESETS[preset] if preset else {}), **overrides})
+
+# %% ../nbs/06_config.ipynb #6c9f511d
+FIELD_ROLES = {f: role for role, fs in (
+    ('function', 'method dataset subset_per_class epochs batch_size width proj_hidden proj_dim temperature lr momentum '
+                 'weight_decay lars_trust warmup_epochs warmup_multiplier eps alpha attack_steps p attack_warmup_epochs '
+                 'n_clusters cluster_every cluster_features kmeans_iters swaro_targets loss_form attack_detach_keys sync_bn '
+                 'attack_groups rocl_term_forward gather_negatives precision extra seed'),
+    ('speed', 'channels_last compile compile_mode fold_bn cuda_graphs'),
+    ('logging', 'ckpt_every monitor_every monitor_bank monitor_test progress'),
+    ('call', 'max_epochs_this_call time_limit_s'),
+    ('place', 'name out_dir data_root')) for f in fs.split()}
+
+def _same(a, b) -> bool:
+    "Equal as settings: numbers by value (1 == 1.0), everything else by ==."
+    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    return float(a) == float(b) if num(a) and num(b) else a == b
+
+def resume_changes(stored: dict,      # the config a run folder's checkpoint holds (a dict, as saved)
+                   cfg: TrainConfig   # the config of the call that would resume it
+                  ) -> tuple:         # (refused, allowed): {field: (stored value, requested value)} each
+    "The fields `cfg` changes from a run's stored config: those that change the function computed, and the others."
+    refused, allowed = {}, {}
+    for f in dataclasses.fields(TrainConfig):
+        old = stored.get(f.name, f.default_factory() if f.default is dataclasses.MISSING else f.default)   # older runs: default
+        new = getattr(cfg, f.name)
+        if not _same(old, new): (refused if FIELD_ROLES[f.name] == 'function' else allowed)[f.name] = (old, new)
+    return refused, allowed

@@ -11,10 +11,11 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS', 'CIFAR10_CLASSES', 'LAYOUTS',
-           'DataError', 'first_sentence', 'data_root', 'check_name', 'fetch_command', 'writable_dir', 'file_digest',
-           'verify_file', 'CifarSplit', 'split_files', 'find_layout', 'file_problems', 'verify_dataset', 'load_cifar',
-           'save_grid', 'subset_indices', 'balanced_subset', 'DeviceDataset', 'summary']
+__all__ = ['DATASETS', 'DEFAULT_ROOT', 'CIFAR100_SRC_ENV', 'NO_SPACE', 'CHECKSUMS', 'CIFAR100_TRAIN_PARTS', 'CIFAR10_CLASSES',
+           'ROOT_FLAGS', 'LAYOUTS', 'DataError', 'first_sentence', 'data_root', 'check_name', 'fetch_command',
+           'writable_dir', 'megabytes', 'space_error', 'file_digest', 'verify_file', 'CifarSplit', 'split_files',
+           'find_layout', 'file_problems', 'verify_dataset', 'load_cifar', 'save_grid', 'subset_indices',
+           'balanced_subset', 'DeviceDataset', 'summary']
 
 # %% ../nbs/00_data.ipynb #7dd3b48b
 DATASETS = ('cifar10', 'cifar100')
@@ -76,6 +77,26 @@ def writable_dir(path,                        # a folder to write into (it may n
     return p
 
 # %% ../nbs/00_data.ipynb #9f6830bb
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+def megabytes(n: float) -> str: return f"{n / 2 ** 20:,.1f} MB"
+
+def space_error(e: OSError,        # the error a write raised
+                path,              # the file being written
+                need: int | None = None  # bytes the write needs (None: not known)
+               ) -> str | None:
+    "One line for a write of `path` that failed for lack of space (full disk, quota, file size limit); None for any other error."
+    if not isinstance(e, OSError) or e.errno not in NO_SPACE: return None
+    path = Path(path); folder = q = path.parent
+    while not q.exists() and q.parent != q: q = q.parent
+    size = f"about {megabytes(need)}" if need else "more room"
+    if e.errno == errno.EFBIG:
+        return f"cannot write {path.name} in {folder}: it needs {size}, more than this process may write to one file (ulimit -f)"
+    import shutil
+    free = megabytes(shutil.disk_usage(q).free)
+    return f"no space left in {folder}: writing {path.name} needs {size} and {free} are free there"
+
+# %% ../nbs/00_data.ipynb #c5396fb6
 CHECKSUMS = {  # folder -> {file: (algorithm, hex digest)}
     'cifar-10-batches-bin': {
         'data_batch_1.bin': ('md5', '5dd7e06a14cb22eb9f671a540d1b7c25'),
@@ -162,7 +183,9 @@ def _records(path: Path, label_bytes: int) -> np.ndarray:
 def _unpickle(path: Path) -> dict:
     with open(path, 'rb') as f: return pickle.load(f, encoding='latin1')
 
-# %% ../nbs/00_data.ipynb #f5419a96
+# %% ../nbs/00_data.ipynb #9fc14b42
+ROOT_FLAGS = " (swaro_train and swaro_eval: --data-root; swaro_data: --root; Python: root= or data_root=)"   # each way to name it
+
 LAYOUTS = {'cifar10': (('cifar-10-batches-bin', 'binary'), ('cifar-10-batches-py', 'python')),
            'cifar100': (('cifar-100-binary', 'binary'), ('cifar-100-python', 'python'))}
 
@@ -189,6 +212,9 @@ def find_layout(name: str,       # 'cifar10' or 'cifar100'
                ) -> tuple:
     "`(folder path, layout)` of the first layout with every needed file present; else `DataError` saying what is missing."
     n, r = check_name(name), data_root(root)
+    if r.exists() and not r.is_dir():
+        raise DataError(f"data root {r} is a file, not a folder: pass the folder that holds the datasets{ROOT_FLAGS}, or fetch "
+                        f"them into a new one: {fetch_command(n, 'FOLDER')}")
     report = []
     for folder, layout in LAYOUTS[n]:
         d = r / folder
@@ -197,7 +223,8 @@ def find_layout(name: str,       # 'cifar10' or 'cifar100'
         if not missing: return d, layout
         report.append(f"{d} (missing {', '.join(missing)})")
     raise DataError(f"no complete {n} dataset under {r}: looked in {'; '.join(report)}. "
-                    f"Get it with: {fetch_command(n, r)}; or, if it is elsewhere, set $SWARO_DATA or pass root= (--root) to where it is")
+                    f"Get it with: {fetch_command(n, r)}; or, if it is elsewhere, set $SWARO_DATA or pass its data root"
+                    f"{ROOT_FLAGS}")
 
 # %% ../nbs/00_data.ipynb #f5419acd2
 def file_problems(d: Path,      # a layout folder
@@ -283,7 +310,7 @@ def save_grid(split: CifarSplit,          # a split from `load_cifar`
         Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110, bbox_inches='tight')
     return fig
 
-# %% ../nbs/00_data.ipynb #5775936d
+# %% ../nbs/00_data.ipynb #8e1e1811
 def subset_indices(n: int,  # size of the set
                    k: int | None,  # how many to keep (None or >= n: all)
                    seed: int = 0,  # seed of the random choice
@@ -345,6 +372,7 @@ def summary(root=None,    # data root (see `data_root`)
     "Verify and summarise the datasets under the root, print one line each and write a sample grid PNG each; `DataError` when one is missing, incomplete or corrupt."
     r = data_root(root)
     if out is not None: writable_dir(out, 'output folder')   # before the checksums are computed
+    if r.exists() and not r.is_dir(): find_layout('cifar10', r)   # the one message for a data root that is a file
     names = [check_name(n) for n in names] if names else [n for n in DATASETS if any((r / f).is_dir() for f, _ in LAYOUTS[n])]
     if not names: raise DataError(f"no dataset under {r}: get CIFAR-10 with: {fetch_command('cifar10', r)}")
     problems = []

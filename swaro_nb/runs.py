@@ -91,7 +91,9 @@ def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or conf
             ) -> tuple:  # (net in eval mode, method object, TrainConfig, training record dict)
     "Rebuild a trained network from its run folder: config -> method -> network, weights loaded, eval mode."
     d = Path(run_dir)
-    if not d.is_dir(): raise RunError(f"run folder {d} does not exist (a run folder is what swaro_train writes: runs/<name>/)")
+    if not d.is_dir():
+        what = 'is a file, not a folder' if d.exists() else 'does not exist'
+        raise RunError(f"run folder {d} {what} (a run folder is what swaro_train writes: runs/<name>/)")
     wf = Path(weights) if weights is not None else _weights_file(d)
     obj = _torch_load(wf)
     cd = obj.get('config') if isinstance(obj, dict) and isinstance(obj.get('config'), dict) else None

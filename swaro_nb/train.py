@@ -4,7 +4,7 @@
 
 # %% ../nbs/06c_train.ipynb #947305d5
 from __future__ import annotations
-import contextlib, json, math, os, random, time
+import atexit, contextlib, datetime, io, json, math, os, random, shutil, signal, socket, tempfile, threading, time
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
@@ -14,25 +14,34 @@ import torch.nn.functional as F
 import torch.distributed as dist
 from fastcore.basics import patch
 
-from .core import eval_mode, extract_features, run_stamp, atomic_save
-from .data import load_cifar, DeviceDataset, balanced_subset, writable_dir, first_sentence
+from .core import eval_mode, extract_features, run_stamp, atomic_json
+from .data import load_cifar, DeviceDataset, balanced_subset, writable_dir, first_sentence, space_error
 from .augment import simclr_augment
 from .encoder import fold_bn
 from .losses import nt_xent, gather_cat
 from .attack import GraphedPGD
-from .config import TrainConfig, ConfigError
+from .config import TrainConfig, ConfigError, FIELD_ROLES, resume_changes
 from .optim import lr_at
 from .methods import get_method, check_config, METHODS, register_method, SimCLR
 
 # %% auto #0
-__all__ = ['DivergenceError', 'CheckpointError', 'init_distributed', 'Trainer', 'knn_accuracy', 'plot_history', 'train']
+__all__ = ['NEW_RUN', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError', 'Stopped',
+           'init_distributed', 'from_rank0', 'private_compile_cache', 'Trainer', 'replace_file', 'run_files',
+           'take_lock', 'release_lock', 'knn_accuracy', 'plot_history', 'train']
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
     "The loss became NaN or infinite; the message says which checkpoint, if any, is kept."
 
 class CheckpointError(RuntimeError):
-    "A checkpoint cannot be read or belongs to another run; the message says how to start over."
+    "The run folder cannot take this call (unreadable checkpoint, another run's settings, another writer); the message says how on."
+
+class DiskFullError(RuntimeError):
+    "A write of the run failed for lack of room; the message names the folder, the room needed and the checkpoint kept."
+
+class Stopped(KeyboardInterrupt):
+    "Training stopped by a signal (Ctrl-C, SIGTERM) with every epoch done checkpointed; the message says where to resume."
+    def __init__(self, msg: str, signum: int = signal.SIGINT): super().__init__(msg); self.signum = signum
 
 def init_distributed() -> tuple:
     "Start the process group when launched by torchrun; returns (rank, world_size, local_rank)."
@@ -43,20 +52,36 @@ def init_distributed() -> tuple:
     r, w = (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
     return r, w, int(os.environ.get('LOCAL_RANK', 0))
 
+def from_rank0(obj):
+    "Rank 0's `obj` on every rank (`obj` itself when not distributed)."
+    if not (dist.is_available() and dist.is_initialized()): return obj
+    box = [obj]; dist.broadcast_object_list(box, src=0); return box[0]
+
+def private_compile_cache():
+    "Unless TORCHINDUCTOR_CACHE_DIR is set, point torch's compile cache at a temporary folder of this process, removed at its exit."
+    if os.environ.get('TORCHINDUCTOR_CACHE_DIR'): return
+    d, pid = tempfile.mkdtemp(prefix='swaro_inductor-'), os.getpid()
+    os.environ['TORCHINDUCTOR_CACHE_DIR'] = d
+    atexit.register(lambda: os.getpid() == pid and shutil.rmtree(d, ignore_errors=True))   # not from a forked child
+
 class Trainer:
     "Trains `cfg.method` on `cfg.dataset`; `fit()` runs (or resumes) the epochs and writes the run folder."
     def __init__(self, cfg: TrainConfig,   # the run's configuration
                  device=None,              # default: this rank's GPU, else CPU
-                 resume: bool = True,      # continue from out_dir/name/checkpoint.pt when present
+                 resume: bool = True,      # continue the run in out_dir/name from its checkpoint; False: refuse a folder holding one
+                 overwrite: bool = False,  # start anew, moving a run already in the folder aside to <name>.old-<time>
                  log=print):               # where progress lines go (rank 0)
         self.rank, self.world, local = init_distributed()
         self.cfg = check_config(cfg, self.world)
         self.dir = Path(cfg.out_dir) / cfg.name
         self.ckpt = self.dir / 'checkpoint.pt'
+        self.log = log if self.rank == 0 else (lambda *a, **k: None)
         if self.rank == 0: writable_dir(self.dir, 'run folder')   # ValueError now, not after the data is loaded
+        private_compile_cache()
+        self.epoch, self.step, self.history, self.resumes, self.lock = 0, 0, [], [], None
+        state = self.plan(resume, overwrite)   # the folder read, nothing written: start, resume or refuse, once for every rank
         self.device = torch.device(device) if device is not None else torch.device(f'cuda:{local}' if torch.cuda.is_available() else 'cpu')
         self.cuda = self.device.type == 'cuda'
-        self.log = log if self.rank == 0 else (lambda *a, **k: None)
         torch.manual_seed(cfg.seed)
         if self.cuda:
             torch.backends.cudnn.benchmark = True
@@ -70,12 +95,10 @@ class Trainer:
         self.order_gen = torch.Generator(self.device).manual_seed(cfg.seed)
         self.gen = torch.Generator(self.device).manual_seed(cfg.seed * 1000 + 17 + self.rank)
         self.rng = random.Random(cfg.seed)
-        self.epoch, self.step, self.history = 0, 0, []
         self.profile = None     # a dict while `swaro_nb.bench.profile_epoch` profiles an epoch
         self.amp = (torch.autocast('cuda', dtype=torch.bfloat16) if (self.cuda and cfg.precision == 'bf16') else contextlib.nullcontext())
-        if resume and self.ckpt.exists(): self.load(self.ckpt)
-        self.new_dirs = [d for d in (self.dir, *self.dir.parents) if not d.exists()]   # what this trainer creates (rank 0)
-        if self.rank == 0: self.dir.mkdir(parents=True, exist_ok=True)
+        if state is not None: self.restore(state)
+        self.saved_epoch = self.epoch   # the epoch the checkpoint on disk holds (0: none)
 
 # %% ../nbs/06c_train.ipynb #9cdfe7ee
 @patch
@@ -162,41 +185,205 @@ def contrastive(self: Trainer, z1, z2):
     return nt_xent(z1, z2, self.cfg.temperature)
 
 # %% ../nbs/06c_train.ipynb #7f7c730a
+NEW_RUN = "start a new run with another --name, or move this one aside with --overwrite"   # how every refusal ends
+
 @patch
 def state(self: Trainer) -> dict:
     "Everything needed to continue the run exactly."
     return dict(model=self.net.state_dict(), opt=self.opt.state_dict(), epoch=self.epoch, step=self.step,
                 order_gen=self.order_gen.get_state(), gen=self.gen.get_state(), rng=self.rng.getstate(),
                 torch_rng=torch.get_rng_state(), method=self.method.state_dict(), history=self.history,
-                config=asdict(self.cfg), world=self.world)
+                config=asdict(self.cfg), world=self.world, resumes=self.resumes)
+
+def _stamp(path: Path):
+    "What identifies one version of a file (None: no file)."
+    try: s = path.stat(); return (s.st_ino, s.st_size, s.st_mtime_ns)
+    except OSError: return None
+
+@patch
+def no_room(self: Trainer, e: OSError, path, need) -> str:
+    "The one line for a write of `path` that failed for lack of room (`need`: its bytes, or a function of none); else `e` again."
+    msg = space_error(e, path, need() if callable(need) else need)
+    if msg is None: raise e
+    kept = f"the checkpoint of epoch {self.saved_epoch} is intact" if self.saved_epoch else "no checkpoint was written yet"
+    return f"{msg}; {kept}: free some room and run the same command to resume"
+
+def replace_file(path, data: bytes | str):
+    "Write `data` beside `path` and rename it over `path`: a reader sees the old file or the new one, whole."
+    path = Path(path); tmp = path.with_name(f'.{path.name}.tmp{os.getpid()}')
+    try: tmp.write_bytes(data.encode() if isinstance(data, str) else data); os.replace(tmp, path)
+    finally: tmp.unlink(missing_ok=True)
 
 @patch
 def save(self: Trainer, path=None):
-    "Atomically write the checkpoint (rank 0)."
-    if self.rank == 0: atomic_save(self.state(), path or self.ckpt)
+    "Atomically write the checkpoint (rank 0); a write that fails for lack of room is a `DiskFullError` on every rank."
+    err, path = None, Path(path or self.ckpt)
+    if self.rank == 0:
+        buf = io.BytesIO(); torch.save(self.state(), buf)   # in memory first: torch's writer does not say why a write fails
+        with self.critical():
+            try: replace_file(path, buf.getbuffer())
+            except OSError as e: err = self.no_room(e, path, buf.tell())
+    if self.world > 1: err = from_rank0(err)
+    if err: raise DiskFullError(err)
+    if path == self.ckpt: self.saved_epoch, self.ckpt_seen = self.epoch, _stamp(self.ckpt)
+
+NOT_ONE = 'not a training checkpoint'
+
+def _read(path) -> tuple:
+    "(the training checkpoint in `path`, None), or (None, why it cannot be read)."
+    try: s = torch.load(path, map_location='cpu', weights_only=False)
+    except Exception as e: return None, f"{type(e).__name__}: {first_sentence(e)}"
+    if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch', 'step'} <= set(s): return None, NOT_ONE
+    return s, None
 
 @patch
-def load(self: Trainer, path):
-    "Restore everything a checkpoint holds, to continue exactly where it stopped."
-    how = (f"start over with another --name, or move {Path(path).parent} aside (or delete it) and run again")
-    try: s = torch.load(path, map_location='cpu', weights_only=False)
-    except Exception as e:
-        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {first_sentence(e)}); "
-                              f"it is truncated or corrupt — {how}") from None
-    if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch'} <= set(s):
-        raise CheckpointError(f"{path} is not a training checkpoint of this library — {how}")
-    if s['config']['method'] != self.cfg.method or s['config']['width'] != self.cfg.width:
-        raise CheckpointError(f"checkpoint {path} is a {s['config']['method']} width-{s['config']['width']} run; this config asks for "
-                              f"{self.cfg.method} width-{self.cfg.width} — {how}")
+def read_checkpoint(self: Trainer, path) -> dict:
+    "A training checkpoint, read onto the CPU; `CheckpointError` when it cannot be read or is not one."
+    s, why = _read(path)
+    if why == NOT_ONE: raise CheckpointError(f"{path} is not a training checkpoint of this library — {NEW_RUN}")
+    if why: raise CheckpointError(f"checkpoint {path} cannot be read ({why}); it is truncated or corrupt and is left as it is "
+                                  f"— {NEW_RUN}")
+    return s
+
+@patch
+def restore(self: Trainer, s: dict):
+    "Continue exactly where checkpoint `s` stopped; the call's changes of speed, logging or place are added to the record."
     self.net.load_state_dict(s['model']); self.opt.load_state_dict(s['opt'])
     self.epoch, self.step, self.history = s['epoch'], s['step'], s['history']
     self.order_gen.set_state(s['order_gen']); self.rng.setstate(s['rng']); torch.set_rng_state(s['torch_rng'])
     if s.get('world', 1) == self.world: self.gen.set_state(s['gen'])
     m = s['method']
     self.method.load_state_dict({k: (v.to(self.device) if isinstance(v, torch.Tensor) else v) for k, v in m.items()})
-    self.log(f"resumed {path} at epoch {self.epoch}")
+    changed = {k: list(v) for k, v in resume_changes(s['config'], self.cfg)[1].items()}
+    if s.get('world', 1) != self.world: changed['processes'] = [s.get('world', 1), self.world]
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+    self.resumes = s.get('resumes', []) + [dict(at_epoch=self.epoch, date=now, changed=changed)]
+    said = ', '.join(f'{k} {a!r} -> {b!r}' for k, (a, b) in changed.items())
+    self.log(f"resumed {self.ckpt} at epoch {self.epoch}" + (f" (changed: {said})" if said else ''))
+
+@patch
+def load(self: Trainer, path):
+    "Restore everything checkpoint `path` holds, to continue exactly where it stopped."
+    self.restore(self.read_checkpoint(path))
 
 # %% ../nbs/06c_train.ipynb #fb6c45fc
+RUN_FILES = ('checkpoint.pt', 'metrics.jsonl', 'config.json', 'run.json', 'curves.png', 'weights.pt')   # a run's files
+
+def run_files(d) -> list:
+    "The files of a run in folder `d` (other files, such as a notebook papermill writes there, are not the run's)."
+    d = Path(d)
+    return [f for f in RUN_FILES if (d / f).exists()] if d.is_dir() else []
+
+@patch
+def refuse_changes(self: Trainer, stored: dict, done: int):
+    "`CheckpointError` naming each field whose change from `stored` (the run's config) changes what is computed, both values."
+    refused = resume_changes(stored, self.cfg)[0]
+    if refused:
+        was, now = (', '.join(f"{k}={v[i]!r}" for k, v in refused.items()) for i in (0, 1))
+        raise CheckpointError(f"{self.dir} ({done} epoch{'' if done == 1 else 's'} done) was trained with {was}; this call asks for "
+                              f"{now}, which changes what is computed, so it cannot resume that run: {NEW_RUN}")
+
+@patch
+def decide(self: Trainer, resume: bool, overwrite: bool) -> tuple:
+    "Rank 0's reading of the run folder: (checkpoint to resume from or None, whether the folder is moved aside first)."
+    d, have = self.dir, run_files(self.dir)
+    if not have: return None, False
+    if overwrite: return None, True
+    if not resume: raise CheckpointError(f"{d} holds a run ({', '.join(have)}) that this call does not resume: leave out "
+                                         f"--no-resume to resume it, or {NEW_RUN}")
+    if self.ckpt.exists():
+        s = self.read_checkpoint(self.ckpt); self.refuse_changes(s['config'], s['epoch'])
+        return s, False
+    other = [f for f in have if f not in ('config.json', 'metrics.jsonl')]
+    if other: raise CheckpointError(f"{d} holds {', '.join(other)} but no checkpoint.pt to resume from: {NEW_RUN}")
+    if (d / 'config.json').exists():   # a run stopped before its first checkpoint: started again if it is the same run
+        try: stored = json.loads((d / 'config.json').read_text())
+        except (OSError, ValueError) as e:
+            raise CheckpointError(f"{d / 'config.json'} cannot be read ({first_sentence(e)}): {NEW_RUN}") from None
+        if not isinstance(stored, dict): raise CheckpointError(f"{d / 'config.json'} is not a config: {NEW_RUN}")
+        self.refuse_changes(stored, 0)
+    return None, False
+
+@patch
+def plan(self: Trainer, resume: bool = True, overwrite: bool = False):
+    "Decide once (rank 0) whether this call starts or resumes the run folder, writing nothing; every rank follows, reading the checkpoint."
+    head, state = dict(error=None, resume=False, epoch=0, step=0, aside=False), None
+    if self.rank == 0:
+        try: state, head['aside'] = self.decide(resume, overwrite)
+        except CheckpointError as e: head['error'] = str(e)
+        if state is not None: head.update(resume=True, epoch=state['epoch'], step=state['step'])
+    head = from_rank0(head)
+    if head['error']: raise CheckpointError(head['error'])
+    self.aside, self.ckpt_seen = head['aside'], (_stamp(self.ckpt) if head['resume'] else None)
+    if self.world == 1: return state
+    problem, ours = None, asdict(self.cfg)
+    differ = {k: (v, ours[k]) for k, v in from_rank0(ours).items() if FIELD_ROLES[k] == 'function' and v != ours[k]}
+    if differ: problem = f"has other settings than rank 0 ({', '.join(f'{k}={b!r} against {a!r}' for k, (a, b) in differ.items())})"
+    elif self.rank and head['resume']:
+        state, why = _read(self.ckpt) if self.ckpt.is_file() else (None, 'no such file')
+        if why: problem = f"cannot read {self.ckpt} ({why}), where rank 0 resumes the run at epoch {head['epoch']}"
+        elif (state['epoch'], state['step']) != (head['epoch'], head['step']):
+            problem = f"reads epoch {state['epoch']} from {self.ckpt}, where rank 0 resumes the run at epoch {head['epoch']}"
+    seen = [None] * self.world; dist.all_gather_object(seen, (self.rank, socket.gethostname(), problem))
+    bad = [s for s in seen if s[2]]
+    if bad:
+        more = f" (and {len(bad) - 1} more rank{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ''
+        raise CheckpointError(f"rank {bad[0][0]} on {bad[0][1]} {bad[0][2]}{more}: every node must run the same command and see "
+                              f"the run folder {self.dir} on one shared filesystem; stopping every rank")
+    return state
+
+# %% ../nbs/06c_train.ipynb #3fb9ce05
+LOCK = '.lock'
+def _now() -> str: return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+
+def _read_lock(p: Path):
+    try: v = json.loads(Path(p).read_text()); return v if isinstance(v, dict) else None
+    except (OSError, ValueError): return None
+
+def _alive(held: dict) -> bool:
+    "Whether the holder of a lock may still run (one on another host is assumed to)."
+    if held.get('host') != socket.gethostname(): return True
+    try: os.kill(int(held['pid']), 0)
+    except ProcessLookupError: return False
+    except (PermissionError, KeyError, TypeError, ValueError, OverflowError): return True
+    return True
+
+def _busy(path: Path, held: dict) -> CheckpointError:
+    return CheckpointError(f"{path.parent} is being trained by pid {held.get('pid')} on {held.get('host')} (since "
+                           f"{held.get('since')}): wait for it to end, or train another --name; if that process is gone, remove {path}")
+
+def take_lock(path,           # the lock file
+              log=print       # where the message about a stale lock goes
+             ) -> dict:       # what the lock holds: this process's pid and host
+    "Create the lock file `path` atomically with this process's pid and host; a stale one is taken over, a live holder named."
+    path = Path(path)
+    me = dict(pid=os.getpid(), host=socket.gethostname(), since=_now())
+    for _ in range(100):
+        try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError: pass
+        else:
+            with os.fdopen(fd, 'w') as f: f.write(json.dumps(me))
+            return me
+        held = _read_lock(path)
+        if held is None:   # its holder is writing it this instant, or was killed at that instant (then it stays empty)
+            age = time.time() - (_stamp(path) or (0, 0, time.time_ns()))[2] / 1e9
+            if age < 5: time.sleep(0.05); continue
+            held = dict(pid='?', host=socket.gethostname(), since='?')
+        elif _alive(held): raise _busy(path, held)
+        grab = path.with_name(f'{path.name}.stale-{os.getpid()}')
+        try: os.rename(path, grab)   # one taker wins; a live lock made meanwhile is put back
+        except FileNotFoundError: continue
+        got = _read_lock(grab)
+        if got == held or (got is None and held['pid'] == '?' and time.time() - _stamp(grab)[2] / 1e9 >= 5):
+            grab.unlink(); log(f"{path.parent}: taking over the lock of pid {held['pid']} on {held['host']} (it has ended)")
+        else: os.rename(grab, path)
+    raise CheckpointError(f"cannot take the lock {path}: it keeps changing; remove it if no other call trains {path.parent}")
+
+def release_lock(path, me: dict):
+    "Remove the lock file `path` if it still holds `me`."
+    if _read_lock(path) == me: Path(path).unlink(missing_ok=True)
+
+# %% ../nbs/06c_train.ipynb #650489e9
 def knn_accuracy(bank: torch.Tensor,        # (M, d) training features
                  bank_labels: torch.Tensor, # (M,) their labels
                  query: torch.Tensor,       # (Q, d) test features
@@ -226,7 +413,7 @@ def monitor(self: Trainer) -> float:
         q = extract_features(fn, self.mon_test[0], amp=None)
     return knn_accuracy(bank, self.data.labels[self.mon_bank], q, self.mon_test[1])
 
-# %% ../nbs/06c_train.ipynb #4cea08d6
+# %% ../nbs/06c_train.ipynb #41cf9315
 @patch
 def train_epoch(self: Trainer) -> dict:
     "Train one epoch; returns its record entries (loss, method statistics, lr, seconds, images/s)."
@@ -258,7 +445,107 @@ def train_epoch(self: Trainer) -> dict:
     out.update(lr=lr, seconds=dt, images_per_s=self.steps_per_epoch * c.batch_size / dt)
     return out
 
-# %% ../nbs/06c_train.ipynb #75dc4479
+# %% ../nbs/06c_train.ipynb #1f5afe39
+@patch
+def cut_metrics(self: Trainer, n: int, atomic: bool = True):
+    "Make metrics.jsonl hold exactly the first `n` epochs of the history: renamed over it, or (not `atomic`: needs no room) truncated."
+    p = self.dir / 'metrics.jsonl'
+    want = ''.join(json.dumps(r) + '\n' for r in self.history[:n])
+    have = p.read_text() if p.exists() else ''
+    if have == want: return
+    if not atomic and have.startswith(want):
+        with open(p, 'r+') as f: f.truncate(len(want.encode()))
+    else: replace_file(p, want)
+    after = [l for l in have[len(want):].splitlines() if l.strip()] if have.startswith(want) else []
+    if after: self.log(f"{p}: cut back to the checkpoint's epoch {n} ({len(after)} later epoch(s) dropped, trained again)")
+    else: self.log(f"{p}: rewritten from the checkpoint's history ({n} epochs)")
+
+@patch
+def open_run(self: Trainer):
+    "Take the run folder for this call (rank 0: move aside, make, lock, check, config.json, metrics cut back); every rank learns how."
+    err = None
+    if self.rank == 0:
+        try:
+            if self.aside: self.move_aside()
+            self.new_dirs = [d for d in (self.dir, *self.dir.parents) if not d.exists()]   # what this call creates
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self.lock = take_lock(self.dir / LOCK, self.log)
+            if _stamp(self.ckpt) != self.ckpt_seen:
+                raise CheckpointError(f"{self.ckpt} changed after this call read it (another call trained the run "
+                                      f"meanwhile): run the same command again to resume from it")
+            path = self.dir / 'config.json'
+            try: atomic_json(asdict(self.cfg), path); path = self.dir / 'metrics.jsonl'; self.cut_metrics(len(self.history))
+            except OSError as e: raise DiskFullError(self.no_room(e, path, None)) from None
+        except (CheckpointError, DiskFullError) as e: err = e
+    msg = from_rank0(None if err is None else str(err)) if self.world > 1 else None
+    if err is None and msg: err = CheckpointError(msg)
+    if err is not None: self.close_run(); raise err
+
+@patch
+def close_run(self: Trainer):
+    "Release the run folder's lock, if this trainer holds it."
+    if self.lock is not None: release_lock(self.dir / LOCK, self.lock); self.lock = None
+
+@patch
+def move_aside(self: Trainer):
+    "Move the run in the folder aside to `<name>.old-<time>` (refused while another call trains it)."
+    held = _read_lock(self.dir / LOCK)
+    if held is not None and _alive(held): raise _busy(self.dir / LOCK, held)
+    dest = self.dir.with_name(f"{self.dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+    for k in range(2, 1000):
+        if not dest.exists(): break
+        dest = dest.with_name(f"{self.dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}-{k}")
+    os.rename(self.dir, dest); (dest / LOCK).unlink(missing_ok=True)
+    self.aside, self.ckpt_seen = False, None
+    self.log(f"the earlier run in {self.dir} is moved aside to {dest}")
+
+@patch
+def append_metrics(self: Trainer, rec: dict):
+    "Add the epoch's line to metrics.jsonl (rank 0)."
+    line, p = json.dumps(rec) + '\n', self.dir / 'metrics.jsonl'
+    with self.critical():
+        try:
+            with open(p, 'a') as f: f.write(line)
+        except OSError as e: raise DiskFullError(self.no_room(e, p, len(line))) from None
+
+# %% ../nbs/06c_train.ipynb #97eb7dae
+class _StopNow(BaseException):
+    "A second signal: stop at once (internal to `fit`)."
+    def __init__(self, signum): super().__init__(signum); self.signum = signum
+
+@patch
+@contextlib.contextmanager
+def critical(self: Trainer):
+    "A write that a second signal must not cut in half: the signal waits until it is done."
+    self._writing = True
+    try: yield
+    finally: self._writing = False
+    if getattr(self, '_stop_now', None): s, self._stop_now = self._stop_now, None; raise _StopNow(s)
+
+@patch
+@contextlib.contextmanager
+def signals(self: Trainer):
+    "While training: the first SIGINT/SIGTERM asks to stop after the epoch; a second stops at once (main thread only)."
+    self.signal, self._stop_now, self._writing = None, None, False
+    if threading.current_thread() is not threading.main_thread(): yield; return
+    def on(signum, frame):
+        if self.signal is None: self.signal = signum
+        elif self._writing: self._stop_now = signum
+        else: raise _StopNow(signum)
+    old = {s: signal.signal(s, on) for s in (signal.SIGINT, signal.SIGTERM)}
+    try: yield
+    finally:
+        for s, h in old.items(): signal.signal(s, h)
+
+@patch
+def stop_asked(self: Trainer) -> bool:
+    "Whether a signal asked to stop (under DDP: on any rank, so that every rank stops after the same epoch)."
+    asked = self.signal is not None
+    if self.world > 1:
+        f = torch.tensor([int(asked)], device=self.device); dist.all_reduce(f, op=dist.ReduceOp.MAX); asked = bool(f.item())
+        if asked and self.signal is None: self.signal = signal.SIGTERM
+    return asked
+
 @patch
 def out_of_time(self: Trainer, t_start: float, last_s: float) -> bool:
     "Whether another epoch (as long as the last, `last_s`) would end past `time_limit_s` (rank 0 decides for every rank)."
@@ -269,40 +556,61 @@ def out_of_time(self: Trainer, t_start: float, last_s: float) -> bool:
         f = torch.tensor([int(stop)], device=self.device); dist.broadcast(f, 0); stop = bool(f.item())
     return stop
 
+# %% ../nbs/06c_train.ipynb #93cee35b
 @patch
 def fit(self: Trainer) -> list:
     "Run the remaining epochs (up to `max_epochs_this_call` or `time_limit_s`), checkpointing; returns the metrics history."
     c = self.cfg
-    t_start, last_s, saved = time.time(), 0.0, self.epoch
-    (self.dir / 'config.json').write_text(json.dumps(asdict(c), indent=1)) if self.rank == 0 else None
     stop = c.epochs if c.max_epochs_this_call is None else min(c.epochs, self.epoch + c.max_epochs_this_call)
+    if self.epoch >= stop: return self.history   # nothing left to train: nothing is written
+    self.open_run()
+    try:
+        with self.signals(): self.run_epochs(stop)
+    except DivergenceError as err:
+        self.close_run()
+        if self.rank == 0 and self.remove_unused_folder():
+            raise DivergenceError(f"{err}; the run folder it had created held only its config and is removed") from None
+        raise
+    except _StopNow as s:   # a second signal: the epoch under way is discarded
+        self.epoch = self.saved_epoch
+        if self.rank == 0: self.cut_metrics(self.saved_epoch, atomic=False)
+        raise Stopped(f"stopped at epoch {self.saved_epoch}; run the same command to resume", s.signum) from None
+    except DiskFullError:
+        if self.rank == 0:
+            with contextlib.suppress(OSError): self.cut_metrics(self.saved_epoch, atomic=False)   # in place: needs no room
+        raise
+    finally: self.close_run()
+    if self.signal is not None and self.epoch < c.epochs:
+        raise Stopped(f"stopped at epoch {self.epoch}; run the same command to resume", self.signal)
+    return self.history
+
+@patch
+def run_epochs(self: Trainer, stop: int):
+    "The epochs of `fit` up to `stop` (or a time limit, or a signal), with their metrics lines, checkpoints and record."
+    c, t_start, last_s = self.cfg, time.time(), 0.0
     bar = range(self.epoch, stop)
     if c.progress and self.rank == 0:
         from tqdm.auto import tqdm
         bar = tqdm(bar, desc=f'{c.name} ({c.method})', initial=self.epoch, total=c.epochs, leave=True)
     show = ('loss', 'knn_acc', *self.method.plot_stats)
     for e in bar:
+        if self.stop_asked(): break
         if last_s and self.out_of_time(t_start, last_s):  # at least one epoch per call, so chained calls always progress
             self.log(f"time limit: {c.time_limit_s:.0f} s would be passed by epoch {e + 1}; stopping after {e} of {c.epochs} epochs"); break
         t_ep = time.time()
         self.epoch = e
         rec = {'epoch': e + 1, **self.method.on_epoch_start(self, e)}
-        try: rec.update(self.train_epoch())
-        except DivergenceError as err:
-            if self.rank == 0 and self.remove_unused_folder():
-                raise DivergenceError(f"{err}; the run folder it had created held only its config and is removed") from None
-            raise
+        rec.update(self.train_epoch())
         self.epoch = e + 1
         if c.monitor_every and (self.epoch % c.monitor_every == 0 or self.epoch == c.epochs): rec['knn_acc'] = self.monitor()
         self.history.append(rec)
         if self.rank == 0:
-            with open(self.dir / 'metrics.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
+            self.append_metrics(rec)
             if hasattr(bar, 'set_postfix'): bar.set_postfix({k: round(v, 4) for k, v in rec.items() if k in show})
-        if self.epoch % c.ckpt_every == 0 or self.epoch == stop: self.save(); saved = self.epoch
+        if self.epoch % c.ckpt_every == 0 or self.epoch == stop: self.save()
         last_s = time.time() - t_ep
-    if saved != self.epoch: self.save()   # stopped early by the time limit: the checkpoint holds the last epoch done
+    if self.saved_epoch != self.epoch: self.save()   # stopped early (time limit, signal): the checkpoint has the last epoch
     if self.rank == 0: self.finish()
-    return self.history
 
 @patch
 def remove_unused_folder(self: Trainer) -> bool:
@@ -314,7 +622,7 @@ def remove_unused_folder(self: Trainer) -> bool:
         except OSError: break
     return True
 
-# %% ../nbs/06c_train.ipynb #e8c8df0a
+# %% ../nbs/06c_train.ipynb #649056f2
 @patch
 def finish(self: Trainer) -> dict:
     "Write the run record (run.json) and the curves (PNG)."
@@ -324,9 +632,13 @@ def finish(self: Trainer) -> dict:
                train_seconds=sum(r['seconds'] + r.get('cluster_seconds', 0) for r in h),
                s_per_epoch=float(np.median([r['seconds'] for r in h])) if h else None,
                final={k: v for k, v in (h[-1] if h else {}).items()},
-               knn=[(r['epoch'], r['knn_acc']) for r in h if 'knn_acc' in r])
-    (self.dir / 'run.json').write_text(json.dumps(rec, indent=1))
-    plot_history(h, self.dir / 'curves.png', title=f"{c.name}: {c.method} on {c.dataset}", stats=self.method.plot_stats)
+               knn=[(r['epoch'], r['knn_acc']) for r in h if 'knn_acc' in r], resumes=self.resumes)
+    path = self.dir / 'run.json'
+    with self.critical():
+        try:
+            atomic_json(rec, path); path = self.dir / 'curves.png'
+            plot_history(h, path, title=f"{c.name}: {c.method} on {c.dataset}", stats=self.method.plot_stats)
+        except OSError as e: raise DiskFullError(self.no_room(e, path, None)) from None
     return rec
 
 def plot_history(history: list,  # per-epoch records (metrics.jsonl)
@@ -346,11 +658,13 @@ def plot_history(history: list,  # per-epoch records (metrics.jsonl)
         if pts: a.plot(*zip(*pts), marker='.')
         a.set(xlabel='epoch', ylabel=label)
     fig.suptitle(title); plt.tight_layout()
-    if path is not None: fig.savefig(path, dpi=100); plt.close(fig)
+    if path is not None:
+        try: fig.savefig(path, dpi=100)
+        finally: plt.close(fig)
     return fig
 
-def train(cfg: TrainConfig, resume: bool = True, device=None) -> Trainer:
-    "Train (or resume) a run from its config; returns the trainer (its `history` and `dir` hold the results)."
-    t = Trainer(cfg, device=device, resume=resume)
+def train(cfg: TrainConfig, resume: bool = True, device=None, overwrite: bool = False) -> Trainer:
+    "Train (or resume) a run from its config (`Trainer`'s `resume`, `overwrite`); returns the trainer (`history`, `dir`: the results)."
+    t = Trainer(cfg, device=device, resume=resume, overwrite=overwrite)
     t.fit()
     return t

@@ -1,7 +1,7 @@
 "The `swaro_data` console script from a shell: summary, fetch, and its errors."
 import subprocess, sys
 from pathlib import Path
-from conftest import script
+from conftest import script, needs_cifar100
 
 def run(*args, env=None):
     return subprocess.run([script('swaro_data'), *args], capture_output=True, text=True, env=env)
@@ -36,3 +36,15 @@ def test_corrupt_byte_is_caught(tmp_path):
     b = bytearray((data_root() / 'cifar-10-batches-bin' / 'test_batch.bin').read_bytes()); b[12345] ^= 0xFF
     (d / 'test_batch.bin').write_bytes(bytes(b))
     with pytest.raises(DataError, match=r'test_batch.bin .*expected 803d5f7f'): load_cifar('cifar10', train=False, root=tmp_path)
+
+@needs_cifar100
+def test_full_disk_during_a_fetch_is_one_line(tmp_path):
+    "CIFAR-100 copied in under a file size limit below train.bin's (`ulimit -f`, as a full disk): exit 1, one line naming the"
+    " folder and the room needed, no partial file left."
+    from swaro_nb.data import data_root
+    src, root = data_root() / 'cifar-100-binary', tmp_path / 'data'
+    r = subprocess.run(['bash', '-c', 'ulimit -f 10240; exec "$@"', 'bash', script('swaro_data'), 'fetch', 'cifar100', '--root', str(root),
+                        '--source', str(src)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and r.stderr.count('\n') == 1 and 'Traceback' not in r.stderr, r.stderr
+    assert f"cannot write train.bin in {root / 'cifar-100-binary'}: it needs about 146.6 MB" in r.stderr and 'free some space' in r.stderr, r.stderr
+    assert not [p for p in root.rglob('*') if p.is_file() and p.name.endswith('.partial')]

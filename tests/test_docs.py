@@ -6,10 +6,14 @@ Two parts:
   test script already built it); index.html and 00_data.html must show their titles, the sidebar in
   sidebar.yml order with a working link to every page, and the data page must show the rendered
   show_doc of every public function/class of `swaro_nb/data.py` (heading, signature, docstring),
-  never a `show_doc(` call, a directive or a hidden cell; plus a screenshot of the index.
+  never a `show_doc(` call, a directive or a hidden cell; plus a screenshot of the index. Pages with wide tables, at
+  1280 and 800 px, measured by a script put into the page (LAYOUT_PROBE): every table and block of code fits its
+  column or scrolls in a box of its own, and the page never scrolls sideways. No page shows a path of the machine
+  that built it. nbs/sidebar.yml follows the numbering of the notebooks in this checkout.
 - a synthetic project in a tmp dir (one notebook with a hidden cell, an exported function, an
-  `echo: false` cell, math, a plot and an executed copy with a stale cell) that pins down each
-  processing step exactly, and the README made from its index notebook.
+  `echo: false` cell, math, a plot, a 30-column markdown table, a 40-column HTML table, outputs that print the
+  machine's paths, and an executed copy with a stale cell) that pins down each processing step exactly, and the README
+  made from its index notebook.
 
 Chromium: /usr/bin/chromium (Debian `apt-get install -y chromium`; `SWARO_INSTALL_BROWSER=1 bash tools/test.sh`
 installs it). When it is missing the browser tests are skipped with that hint, unless the env var CI is set: then
@@ -57,6 +61,43 @@ def dom(exe: str, url: str, tmp: Path) -> BeautifulSoup:
     assert '<body' in out, f'no DOM from chromium for {url}: {out[:500]!r}'
     return BeautifulSoup(out, 'html.parser')
 
+def layout(exe: str, url: str, tmp: Path, width: int) -> dict:
+    "What LAYOUT_PROBE measured in `url` (served with probe=True) in a window `width` px wide, after MathJax ran."
+    out = browse(exe, url, tmp, f'--window-size={width},900', '--hide-scrollbars', '--virtual-time-budget=8000',
+                 '--dump-dom').stdout
+    body = BeautifulSoup(out, 'html.parser').body
+    assert body is not None and body.get('data-layout-probe'), f'the layout probe did not run in {url}: {out[:300]!r}'
+    res = json.loads(body['data-layout-probe'])
+    assert res['inner_width'] == width, f'{url}: the window is {res["inner_width"]} px wide, not {width}'
+    return res
+
+def layout_problems(res: dict, page: str) -> list[str]:
+    """Tables and code cut off, outside the window or under the sidebar, scrolling in a box that is not their own or
+    that is a CSS table cell (which grows with its content), or a page wider than the window."""
+    w = res['inner_width']
+    bad = []
+    if res['scroll_width'] > res['client_width'] or res['body_scroll_width'] > res['client_width']:
+        wide = sorted((it for it in res['items'] if it['right'] > res['client_width']), key=lambda it: -it['right'])[:3]
+        bad.append(f'{page} at {w}px: the page scrolls sideways ({res["scroll_width"]} px of content in '
+                   f'{res["client_width"]} px); widest: {wide}')
+    if 'hidden' in res['overflow_x'] or 'clip' in res['overflow_x']:
+        bad.append(f'{page} at {w}px: the page hides what sticks out (overflow-x {res["overflow_x"]}) '
+                   'instead of fitting it')
+    for it in res['items']:
+        where = f'{page} at {w}px: {it["kind"]} {it["i"]} ({it["text"]!r}, {it["width"]} px)'
+        if it['cut']: bad.append(f'{where} is cut off by {it["cut"]}')
+        if it['right'] > res['client_width'] + 1: bad.append(f'{where}: its box ends at {it["right"]} px, off the page')
+        if it['left'] < res['side_right'] - 1: bad.append(f'{where}: its box starts at {it["left"]} px, under the menu')
+        if it['box'] is None and it['width'] > it['parent_width'] + 1:
+            bad.append(f'{where}: wider than its box and nothing scrolls')
+        if it['wide'] and it['box_display'] in ('table-cell', 'table', 'inline'):
+            bad.append(f'{where} scrolls in a box shown as display: {it["box_display"]} ({it["box"]}), which grows '
+                       'with its content wherever its CSS table is not laid out fixed: it needs a block box of its own')
+        if it['wide'] and it['box_extra'] > 40:
+            bad.append(f'{where} scrolls together with {it["box_extra"]} more characters of text ({it["box"]}), '
+                       'not in a box of its own')
+    return bad
+
 MISSING: list[str] = []   # paths the test servers answered with an error (404 ...), e.g. a MathJax font or the favicon
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -65,12 +106,77 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         MISSING.append(f'{code} {self.path}')
         super().send_error(code, *a, **k)
 
+# Measures, in the rendered page, the layout of every table and block of code (`pre`) of the page's main column, and
+# writes it as JSON into <body data-layout-probe>; run on load and again once MathJax has typeset the page.
+# For each element: its box (the nearest ancestor-or-self inside <main> that scrolls sideways, else the element),
+# whether it is wider than that box, how that box is displayed and how much other text scrolls with it, whether an
+# ancestor cuts it off (overflow-x hidden/clip with content wider than itself), and whether the box lies inside the
+# window and right of a fixed sidebar.
+LAYOUT_PROBE = r"""<script>(function () {
+  function measure() {
+    const de = document.documentElement, W = de.clientWidth, cs = e => getComputedStyle(e);
+    const side = document.getElementById('quarto-sidebar');
+    const sideRight = side && cs(side).position === 'fixed' ? side.getBoundingClientRect().right : 0;
+    const items = [];
+    for (const [kind, sel] of [['table', 'main table'], ['pre', 'main pre']]) {
+      let i = 0;
+      for (const x of document.querySelectorAll(sel)) {
+        i++;
+        if (x.parentElement.closest(kind === 'table' ? 'table' : 'pre, table')) continue;   // measured with its outer
+        let box = null, cut = [], inMain = true;
+        for (let e = x; e && e !== de; e = e.parentElement) {
+          const ox = cs(e).overflowX;
+          if (e.tagName === 'MAIN') inMain = false;   // a box that scrolls is inside the page's column
+          if (!box && inMain && (ox === 'auto' || ox === 'scroll') && !(kind === 'table' && e === x)) box = e;
+          if ((ox === 'hidden' || ox === 'clip') && e.scrollWidth > e.clientWidth + 1)
+            cut.push((e.tagName + '.' + (e.className || '')).slice(0, 60));
+        }
+        const b = box || x, r = b.getBoundingClientRect();
+        const width = Math.max(x.scrollWidth, x.getBoundingClientRect().width);
+        const name = box ? (box.tagName + '.' + box.className).slice(0, 60) : null;
+        items.push({kind, i, width: Math.round(width), box: name,
+                    box_width: Math.round(box ? box.clientWidth : r.width), parent_width: x.parentElement.clientWidth,
+                    wide: !!box && box.scrollWidth > box.clientWidth + 1,
+                    scroll_x: box ? cs(box).overflowX : null, box_display: box ? cs(box).display : null,
+                    box_extra: box ? box.innerText.trim().length - x.innerText.trim().length : 0,
+                    left: Math.round(r.left), right: Math.round(r.right),
+                    cut, text: x.textContent.trim().slice(0, 60)});
+      }
+    }
+    return {inner_width: window.innerWidth, client_width: W, scroll_width: de.scrollWidth,
+            body_scroll_width: document.body.scrollWidth, side_right: Math.round(sideRight),
+            overflow_x: [cs(de).overflowX, cs(document.body).overflowX], items};
+  }
+  function run(stage) {
+    const r = measure(); r.stage = stage;
+    document.body.setAttribute('data-layout-probe', JSON.stringify(r));
+  }
+  window.addEventListener('load', function () {
+    run('load');
+    const mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+    if (mj) mj.then(() => run('mathjax'));
+  });
+})();</script>"""
+
+class _Probe(_Quiet):
+    "Serves the site with `LAYOUT_PROBE` put into every HTML page, before </body>."
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if not path.endswith('.html') or not os.path.isfile(path): return super().send_head()
+        body = Path(path).read_bytes().replace(b'</body>', LAYOUT_PROBE.encode() + b'</body>', 1)
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/html; charset=utf-8')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
 @pytest.fixture(scope='module')
 def serve():
-    "serve(folder) -> base URL of a background http.server on a free port; all stopped at the end."
+    "serve(folder, probe=False) -> base URL of a background http.server on a free port; all stopped at the end."
     servers = []
-    def start(folder: Path) -> str:
-        srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(_Quiet, directory=str(folder)))
+    def start(folder: Path, probe: bool = False) -> str:
+        handler = functools.partial(_Probe if probe else _Quiet, directory=str(folder))
+        srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         servers.append(srv)
         return f'http://127.0.0.1:{srv.server_address[1]}/'
@@ -306,6 +412,120 @@ def test_index_screenshot(chromium, site, serve, tmp_path):
     title_band = img[20:110, 280:1000]                     # the h1 title sits at the top of the main column
     assert (np.abs(title_band - bg).sum(-1) > 0.3).mean() > 0.01, 'no title at the top of the page'
 
+# pages of the real site with wide tables and code: the front page, the tables chapter (wide code, tables printed as
+# text), the report and the benchmark (tables of many columns)
+WIDE_PAGES = ['index.html', '10a_tables.html', 'experiments/report.html', 'experiments/bench.html']
+
+@pytest.mark.parametrize('width', [1280, 800])
+def test_wide_tables_scroll(chromium, site, serve, tmp_path, no_missing, width):
+    """In a window `width` px wide, every table and block of code of these pages fits its column or scrolls sideways in
+    its own box: none is cut off, none sticks out of the window or hides under the sidebar, and the page itself never
+    scrolls sideways. (At 800 px the sidebar moves above the column.)"""
+    base = serve(site, probe=True)
+    bad, tables = [], {}
+    for page in WIDE_PAGES:
+        res = layout(chromium, base + page, tmp_path, width)
+        assert res['stage'] == 'mathjax', f'{page}: measured before MathJax typeset the page'
+        bad += layout_problems(res, page)
+        tables[page] = [it for it in res['items'] if it['kind'] == 'table']
+    report = tables['experiments/report.html']
+    assert len(report) >= 3 and any(it['wide'] for it in report), \
+        'the report should have tables wider than the column (what this test is about)'
+    assert not bad, '\n'.join(bad[:20])
+
+def _machine_paths() -> dict[str, re.Pattern]:
+    "What a page of a site built on this machine must not show: its checkout, venv, home and temporary folders."
+    import tempfile
+    b = r'(?<![\w.-]){}(?![\w.-])'
+    pats = {f'the checkout root {r}': re.compile(b.format(re.escape(str(r)))) for r in {ROOT, ROOT.resolve()}}
+    if sys.prefix != sys.base_prefix:
+        for v in {sys.prefix, str(Path(sys.prefix).resolve())}:
+            pats[f'the virtual environment {v}'] = re.compile(b.format(re.escape(v)))
+    pats[f'the home folder {Path.home()}'] = re.compile(b.format(re.escape(str(Path.home()))))
+    tmp = tempfile.gettempdir()
+    if tmp.rstrip('/') not in ('/tmp', '/var/tmp', '/dev/shm'):
+        pats[f'the temporary folder {tmp}'] = re.compile(b.format(re.escape(tmp)))
+    # folders made in /tmp by mkdtemp (tmpXXXXXXXX), pytest, tools/run_nbs.py (nb-<notebook>-XXXXXXXX) and tools/test.sh
+    pats['a temporary folder in /tmp'] = re.compile(r'(?<![\w.-])/tmp/(?:tmp\w{8}|pytest-of-|nb-[\w.-]+-\w{8}'
+                                                    r'|swaro_test\.)')
+    return pats
+
+def site_text(path: Path) -> str:
+    "A file of the site as text, without embedded images (base64 may spell anything, `/tmp/` included)."
+    t = path.read_text(encoding='utf-8', errors='replace')
+    return re.sub(r'data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+', 'data:', t)
+
+def test_no_machine_paths(site):
+    "No page (nor sidebar.json, nor the code pages) shows a path of the machine that built it."
+    pats, found = _machine_paths(), []
+    files = [f for f in site.rglob('*') if f.is_file() and f.suffix in ('.html', '.json', '.css', '.md')
+             and 'mathjax' not in f.relative_to(site).parts]
+    assert len(files) > 20, files
+    for f in files:
+        t = site_text(f)
+        for what, pat in pats.items():
+            for m in list(pat.finditer(t))[:2]:
+                found.append(f'{f.relative_to(site)}: {what}: …{t[max(0, m.start() - 60):m.end() + 60]!r}…')
+    assert not found, 'pages show paths of the machine that built them (print paths relative to the project, ~ or ' \
+                      'a placeholder instead):\n' + '\n'.join(found[:30])
+
+def sidebar_problems(nbs: Path) -> list[str]:
+    """How `nbs/sidebar.yml` departs from the numbering: index.ipynb first; a Library section with every numbered
+    notebook of `nbs/` exactly once, in file-name order (00_data, 00a_core, 00b_fetch, 01_augment, ...); an Experiments
+    section with every notebook of `nbs/experiments/` exactly once; nothing else, and nothing that does not exist."""
+    sb = yaml.safe_load((nbs / 'sidebar.yml').read_text())['website']['sidebar']
+    top = (sb[0] if isinstance(sb, list) else sb)['contents']
+    bad = []
+    if top[:1] != ['index.ipynb']: bad.append(f'the first entry is {top[:1]}, not index.ipynb')
+    secs = {e.get('section'): [x if isinstance(x, str) else x.get('href', x) for x in e.get('contents') or []]
+            for e in top if isinstance(e, dict)}
+    if [e.get('section') if isinstance(e, dict) else e for e in top] != ['index.ipynb', 'Library', 'Experiments']:
+        bad.append(f'the entries are {[e.get("section") if isinstance(e, dict) else e for e in top]}, '
+                   "not ['index.ipynb', 'Library', 'Experiments']")
+    others = sorted(p.name for p in nbs.glob('*.ipynb') if p.name != 'index.ipynb' and not re.match(r'\d', p.name))
+    if others: bad.append(f'notebooks in nbs/ that are neither index.ipynb nor numbered: {others}')
+    lib = sorted(p.name for p in nbs.glob('[0-9]*.ipynb'))
+    got = secs.get('Library', [])
+    if got != lib:
+        i = next(i for i, (a, b) in enumerate(zip(got + [None] * len(lib), lib + [None] * len(got))) if a != b)
+        dup = sorted({x for x in got if got.count(x) > 1})
+        bad.append(f'Library is not the numbered notebooks in file-name order: entry {i + 1} is '
+                   f'{got[i] if i < len(got) else None}, expected {lib[i] if i < len(lib) else None} '
+                   f'(missing: {sorted(set(lib) - set(got))}, '
+                   f'not there: {sorted(set(got) - set(lib))}, twice: {dup}); the Library section should read:\n'
+                   + '\n'.join(f'          - {x}' for x in lib))
+    exp = sorted(f'experiments/{p.name}' for p in nbs.glob('experiments/*.ipynb'))
+    got = secs.get('Experiments', [])
+    if sorted(got) != exp or len(set(got)) != len(got):
+        bad.append(f'Experiments lists {got}, expected each of {exp} once')
+    return bad
+
+def test_sidebar_follows_numbering():
+    "nbs/sidebar.yml: index.ipynb, every library notebook of this checkout in file-name order, the experiments."
+    bad = sidebar_problems(ROOT / 'nbs')
+    assert not bad, 'nbs/sidebar.yml does not follow the numbering:\n' + '\n'.join(bad)
+
+def test_sidebar_check_catches(tmp_path):
+    "sidebar_problems accepts a sidebar in numbering order and names each way one can depart from it."
+    for n in ['00_data', '00a_core', '00b_fetch', '01_x', '10_runs', '10a_tables', 'index',
+              'experiments/train', 'experiments/report']:
+        (tmp_path / f'{n}.ipynb').parent.mkdir(exist_ok=True); (tmp_path / f'{n}.ipynb').write_text('{}')
+    def sb(lib, exp=('experiments/train.ipynb', 'experiments/report.ipynb'), first='index.ipynb'):
+        y = {'website': {'sidebar': {'contents': [first, {'section': 'Library', 'contents': list(lib)},
+                                                  {'section': 'Experiments', 'contents': list(exp)}]}}}
+        (tmp_path / 'sidebar.yml').write_text(yaml.safe_dump(y))
+        return sidebar_problems(tmp_path)
+    good = ['00_data.ipynb', '00a_core.ipynb', '00b_fetch.ipynb', '01_x.ipynb', '10_runs.ipynb', '10a_tables.ipynb']
+    assert sb(good) == []
+    swapped = good[:1] + good[2:3] + good[1:2] + good[3:]
+    assert len(sb(swapped)) == 1 and 'entry 2 is 00b_fetch.ipynb, expected 00a_core.ipynb' in sb(swapped)[0]
+    assert 'missing' in sb(good[:-1])[0] and "'10a_tables.ipynb'" in sb(good[:-1])[0].split('missing:')[1]
+    assert 'twice' in sb(good + ['01_x.ipynb'])[0]
+    assert sb(good, exp=['experiments/train.ipynb'])[0].startswith('Experiments lists')
+    assert sb(good, first='00_data.ipynb')[0].startswith('the first entry')
+    (tmp_path / 'scratch.ipynb').write_text('{}')
+    assert any('neither index.ipynb nor numbered' in x for x in sb(good))
+
 # ---------------------------------------------------------------------------- a synthetic project
 
 def _cell(kind, src, id, outputs=None):
@@ -317,6 +537,19 @@ def _nb(cells): return {'cells': cells, 'metadata': {'kernelspec': {'display_nam
                                                                      'name': 'python3'}}, 'nbformat': 4, 'nbformat_minor': 5}
 
 def _stream(t): return {'output_type': 'stream', 'name': 'stdout', 'text': t}
+
+# a table far wider than any window (30 columns): in prose as markdown, and as the HTML table pandas prints
+WIDE_MD = ('| ' + ' | '.join(f'wide_column_{i:02d}' for i in range(30)) + ' |\n|' + '---|' * 30 + '\n| '
+           + ' | '.join(f'{i * 1.25:.2f}' for i in range(30)) + ' |\n')
+WIDE_HTML = ('<div><table border="1" class="dataframe"><thead><tr style="text-align: right;"><th></th>'
+             + ''.join(f'<th>frame_column_{i:02d}</th>' for i in range(40)) + '</tr></thead><tbody><tr><th>0</th>'
+             + ''.join(f'<td>{i * 0.5:.3f}</td>' for i in range(40)) + '</tr></tbody></table></div>')
+
+def machine_outputs(proj: Path) -> list[str]:
+    "What a notebook of `proj` might print: paths in its checkout, its home and temporary folders, and /tmp/somewhere."
+    import tempfile
+    return [str(proj / 'nbs' / 'data.csv'), str(Path.home() / '.cache' / 'x.bin'),
+            str(Path(tempfile.gettempdir()) / 'tmpab12cd_3' / 'ckpt.pt'), '/tmp/somewhere']
 
 @pytest.fixture(scope='module')
 def synth(tmp_path_factory):
@@ -345,6 +578,11 @@ def synth(tmp_path_factory):
         _cell('code', '#| fig-cap: a caption\nplot_it()  # a plot', 'a7'),
         _cell('code', 'print("source changed since it ran")', 'a8'),
         _cell('markdown', 'A display equation:\n\n$$\\sum_{i=1}^{3} i^2 = \\frac{28}{2}$$', 'a9'),
+        _cell('markdown', f'A wide table in prose:\n\n{WIDE_MD}', 'a10'),
+        _cell('code', 'wide_frame()', 'a11'),
+        _cell('code', 'print_paths()', 'a12'),
+        _cell('code', f'#| export\ndef where7(path:str={str(Path.home() / ".cache" / "synth7")!r}): # where it goes\n'
+                      '    "Where synth keeps things."\n    return path', 'a13'),
     ]
     (p / 'nbs' / '00_thing.ipynb').write_text(json.dumps(_nb(thing)))
     # the executed copy as tools/run_nbs.py --save writes it: nbdev directives gone, title cell turned into frontmatter
@@ -355,6 +593,9 @@ def synth(tmp_path_factory):
     ex[7]['outputs'] = [{'output_type': 'display_data', 'metadata': {},
                          'data': {'image/png': png, 'text/plain': '<Figure size 100x50 with 1 Axes>'}}]
     ex[8]['source'] = 'print("old source")'; ex[8]['outputs'] = [_stream('STALE_OUTPUT\n')]
+    ex[11]['outputs'] = [{'output_type': 'execute_result', 'execution_count': 3, 'metadata': {},
+                          'data': {'text/html': WIDE_HTML, 'text/plain': '<a wide frame>'}}]
+    ex[12]['outputs'] = [_stream(''.join(f'{x}\n' for x in machine_outputs(p)))]
     ex[0] = {'cell_type': 'raw', 'id': 'f0', 'metadata': {},
              'source': '---\ndescription: A summary line for synth\noutput-file: thing.html\ntitle: Thing of synth\n---\n'}
     (p / 'exec').mkdir()
@@ -404,6 +645,37 @@ def test_synthetic_page(chromium, synth, serve, tmp_path, no_missing):
     assert len(main.select('mjx-container[display="true"]')) == 1
     assert 'alpha_{7}' not in visible(main) and '$' not in visible(main)
     assert main.find('a', string='link')['href'] == 'index.html#top'
+
+def test_synthetic_machine_paths(synth):
+    "Paths of the machine are shown relative to the project, under ~ or as {tmp}; show_doc's signatures too."
+    import tempfile
+    p, log, _ = synth
+    html = (p / '_docs' / '00_thing.html').read_text()
+    main = BeautifulSoup(html, 'html.parser').select_one('main')
+    out = next(c for c in main.select('.jp-CodeCell') if 'print_paths()' in c.get_text()).select_one('.jp-OutputArea')
+    assert text(out).split() == ['nbs/data.csv', '~/.cache/x.bin', '{tmp}/ckpt.pt', '/tmp/somewhere']
+    sig = main.find('h3', id='where7').find_parent(class_='jp-OutputArea-output').find('pre').get_text()
+    assert "path:str='~/.cache/synth7'" in sig, sig
+    for bad in {str(p), str(Path.home()) + '/', tempfile.gettempdir() + '/'} - {'/tmp/'}:
+        assert bad not in site_text(p / '_docs' / '00_thing.html'), bad
+    note = "00_thing.ipynb: machine path in an output, shown rewritten: the cell 'print_paths()': 3 path(s)"
+    assert note in log, log[-2000:]
+
+@pytest.mark.parametrize('width', [1280, 800])
+def test_synthetic_wide_tables(chromium, synth, serve, tmp_path, no_missing, width):
+    "The 30-column markdown table and the 40-column HTML table are wider than the column and scroll in their own boxes."
+    p, _, _ = synth
+    res = layout(chromium, serve(p / '_docs', probe=True) + '00_thing.html', tmp_path, width)
+    assert not layout_problems(res, '00_thing.html'), '\n'.join(layout_problems(res, '00_thing.html'))
+    wide = {re.match(r'[a-z]+_column_00|', it['text']).group(0): it
+            for it in res['items'] if it['kind'] == 'table' and it['wide']}
+    assert set(wide) == {'wide_column_00', 'frame_column_00'}, res['items']
+    for it in wide.values():
+        assert it['scroll_x'] in ('auto', 'scroll') and it['box'].startswith('DIV.table-scroll')
+        assert it['width'] > 2 * it['box_width'], it
+        assert it['right'] <= res['client_width'] and it['left'] >= res['side_right']
+    html = (p / '_docs' / '00_thing.html').read_text()
+    assert html.count('<div class="table-scroll"><table') == html.count('<table') == 2
 
 def test_synthetic_readme(synth):
     p, _, _ = synth

@@ -251,8 +251,6 @@ def named_commands() -> list:
     return out
 
 NAMED = named_commands()
-# notebooks whose papermill examples write into runs/, which a fresh clone lacks (papermill does not create the folder)
-KNOWN = {'nbs/experiments/train.ipynb', 'nbs/experiments/evaluate.ipynb'}
 
 def _parameters(nb: Path) -> set:
     "Names a papermill notebook's `parameters` cell assigns."
@@ -270,7 +268,6 @@ def _check_papermill(where, argv, made: set):
         else: raise AssertionError(f'papermill option not checked here: {rest[i]}')
     assert names <= _parameters(ROOT / nb), names - _parameters(ROOT / nb)
     if out.parent in made: return   # the same line creates it first (mkdir -p)
-    if where in KNOWN and out.parts[:1] == ('runs',): pytest.xfail(f"{where}: papermill cannot write {out}: {out.parent}/ exists only after a run")
     parent = out.parent if out.is_absolute() else ROOT / out.parent
     assert parent.is_dir() and out.parent.parts[:1] != ('runs',), f"{out.parent}/ does not exist in a fresh clone: papermill cannot write {out}"
 

@@ -24,6 +24,11 @@ title and summary, `styles.css`, a favicon, and math left in TeX for MathJax, wh
 MathJax 3.2.2 comes from the npm registry once (`npm pack mathjax@3.2.2`, its sha512 pinned below,
 kept in `~/.cache/swaro_nb/npm/` or `$SWARO_CACHE/npm/`; `--fetch-mathjax` only fetches it), and the
 files the pages need are copied into `<out>/mathjax/`, so the site renders its equations offline.
+Every table is put in a box of its own that scrolls sideways (`wrap_tables`; the CSS is `SITE_CSS_EXTRA`, which also
+lets code and text outputs scroll rather than wrap), so a wide table is never cut off and never widens the page.
+Outputs never show the build machine's paths: the checkout root becomes a path relative to it, the home folder `~`,
+temporary folders `{tmp}` (`machine_path_rules`, `scrub_outputs`; each rewritten output is named on a `note:` line, so
+the notebook can print a relative path instead). Numbered notebooks missing from `sidebar.yml` are named too.
 Images are embedded. Outputs come from the executed copy in
 `--exec-dir` (what `tools/run_nbs.py --save DIR` writes, same relative paths) when there is one,
 else from the source notebook. Links nbdev makes to the hosted docs
@@ -34,7 +39,8 @@ Needs: what tools/setup.sh installs (`pip install -e '.[dev,cpu]'`) and, the fir
 (or the MathJax tarball already in the cache).
 
 README: markdown cells of `nbs/index.ipynb` as they are, code cells as ```python blocks with their
-text outputs below, hidden/exported cells dropped, title and summary on top (as nbdev_readme would).
+text outputs below (machine paths rewritten as on the site), hidden/exported cells dropped, title and summary on top
+(as nbdev_readme would).
 
 Exit status 1 when any page failed to build (the others are still written).
 """
@@ -318,6 +324,88 @@ def to_nbnode(nb):
     d.setdefault('nbformat', 4); d.setdefault('nbformat_minor', 5)
     return nbformat.reads(json.dumps(d), as_version=4)
 
+# ---------------------------------------------------------------------------- machine paths
+
+SYSTEM_TMP = ('/tmp', '/var/tmp', '/dev/shm')
+# a folder made by mkdtemp/mktemp/pytest/tools/run_nbs.py (`tmpab12cd_3`, `nb-00_data-k2j4h5g6`, `pytest-of-root`,
+# `swaro_test.Xy12Zq` (tools/test.sh), torch's `torchinductor_root`): the parts of a temporary path that name no content
+_TMP_COMP = (r'(?:tmp[\w.-]*|swaro_test[\w.-]*|nb-[\w.-]+|pytest-[\w.-]+|torchinductor_[\w.-]+'
+             r'|[\w-]+[._-](?=[A-Za-z_]*\d)[A-Za-z0-9_]{6,8})')
+
+def _pfx(p: str) -> str:
+    "A literal path prefix as a regex that matches it only as a whole path (not `/rootx`, not `/a/root`)."
+    return r'(?<![\w.-])' + re.escape(p.rstrip('/'))
+
+def machine_path_rules(root: Path | None = None) -> list[tuple[re.Pattern, str]]:
+    """(pattern, replacement) for the absolute paths of the machine that builds the site, longest first: the
+    checkout root -> relative to it (`nbs/x`, `.` for the root itself), the virtual environment (when it lives
+    elsewhere, like a symlinked `.venv`) -> `.venv`, temporary folders -> `{tmp}`, the home folder -> `~`.
+    A temporary folder is $TMPDIR (whatever it is called, when it is not a system folder such as /tmp) with the
+    temporary folders inside it, or a folder in /tmp named as mkdtemp & co name theirs (`/tmp/tmpab12cd_3`, not
+    `/tmp/somewhere`, which a test may well use as an example)."""
+    import tempfile
+    root = Path(root or ROOT)
+    lits: dict[str, str] = {}
+    def add(p, rep):
+        p = str(p).rstrip('/')
+        if p and p != '/' and p not in lits: lits[p] = rep
+    for r in (root, root.resolve()): add(r, '')
+    if sys.prefix != sys.base_prefix:                      # running in a virtual environment
+        venv = root / '.venv'
+        here = venv.exists() and venv.resolve() == Path(sys.prefix).resolve()
+        for v in (sys.prefix, Path(sys.prefix).resolve()): add(v, '.venv' if here else '{venv}')
+    tmp = tempfile.gettempdir()
+    tmps = {tmp, str(Path(tmp).resolve())}
+    home = str(Path.home())
+    rules = []
+    for t in sorted(tmps, key=len, reverse=True):
+        if t.rstrip('/') in SYSTEM_TMP or t in ('/', home): continue
+        rules.append((len(t), re.compile(_pfx(t) + rf'(?:/{_TMP_COMP})*(?![\w.-])'), '{tmp}'))
+    for t in SYSTEM_TMP:
+        rules.append((len(t), re.compile(_pfx(t) + rf'(?:/{_TMP_COMP})+(?![\w.-])'), '{tmp}'))
+    for p, rep in lits.items():
+        if rep == '':   # the checkout root: `root/x` -> `x`, `root` alone -> `.`
+            rules.append((len(p), re.compile(_pfx(p) + r'(?:/(?=[\w.-])|(?![\w.-]))'),
+                          lambda m: '' if m.group(0).endswith('/') else '.'))
+        else: rules.append((len(p), re.compile(_pfx(p) + r'(?![\w.-])'), rep))
+    if home not in ('', '/'): rules.append((len(home), re.compile(_pfx(home) + r'(?![\w.-])'), '~'))
+    # longest first, so the checkout (/home/u/swaro_nb) goes before the home folder (/home/u) that holds it
+    return [(pat, rep) for _, pat, rep in sorted(rules, key=lambda r: -r[0])]
+
+def scrub_paths(text: str, rules) -> tuple[str, int]:
+    "`text` with the machine's paths rewritten (`machine_path_rules`); returns it and how many were rewritten."
+    n = 0
+    for pat, rep in rules:
+        text, k = pat.subn(rep, text); n += k
+    return text, n
+
+def scrub_outputs(nb, rules) -> list[str]:
+    """Rewrite the machine's paths in every output of `nb` (text, HTML, markdown, tracebacks; show_doc's signatures
+    too, which are outputs), in place. Returns one line per cell that had any: its first line, the count, an example."""
+    found = []
+    def fix(v, ex):
+        if isinstance(v, list): v = ''.join(v)
+        new, k = scrub_paths(v, rules)
+        if k and not ex:
+            m = next((m for pat, _ in rules for m in [pat.search(v)] if m), None)
+            if m: ex.append(v[max(0, m.start() - 30):m.end() + 30].replace('\n', ' '))
+        return new, k
+    for cell in nb.cells:
+        if cell.get('cell_type') != 'code': continue
+        n, ex = 0, []
+        for o in cell.get('outputs') or []:
+            if 'text' in o: o['text'], k = fix(o['text'], ex); n += k
+            if 'traceback' in o:
+                tb = []
+                for line in o['traceback']:
+                    line, k = fix(line, ex); n += k; tb.append(line)
+                o['traceback'] = tb
+            for mime, v in (o.get('data') or {}).items():
+                if mime.startswith('text/') or mime in ('application/javascript', 'image/svg+xml'):
+                    o['data'][mime], k = fix(v, ex); n += k
+        if n: found.append(f'the cell {_first_line(cell)}: {n} path(s), e.g. …{ex[0] if ex else ""}…')
+    return found
+
 # ---------------------------------------------------------------------------- HTML
 
 _EXPORTER = None
@@ -362,6 +450,39 @@ def pandoc_ids(html: str) -> str:
     ids = set(re.findall(r'\bid="([^"]+)"', html))
     return re.sub(r'href="#([^"]+)"', lambda m: m.group(0) if m.group(1) in ids or m.group(1).lower() not in ids
                   else f'href="#{m.group(1).lower()}"', html)
+
+_re_table_tag = re.compile(r'<(/?)table\b[^>]*>', re.I)
+_re_cell = re.compile(r'(<t[dh]\b)([^>]*)(>)(.*?)(?=</t[dh]>)', re.I | re.S)
+WRAP_CELL = 40   # a table cell with more characters than this is prose, and wraps; shorter ones (numbers, names) do not
+
+def _mark_long_cells(table: str) -> str:
+    "`class=\"cell-wrap\"` on each cell of `table` that holds more than `WRAP_CELL` characters of text."
+    if len(_re_table_tag.findall(table)) > 2: return table   # a nested table: left as it is
+    def f(m):
+        tag, attrs, gt, body = m.groups()
+        if len(' '.join(re.sub(r'<[^>]+>', ' ', body).split())) <= WRAP_CELL: return m.group(0)
+        if re.search(r'\bclass="', attrs): attrs = re.sub(r'\bclass="', 'class="cell-wrap ', attrs, count=1)
+        else: attrs += ' class="cell-wrap"'
+        return tag + attrs + gt + body
+    return _re_cell.sub(f, table)
+
+def wrap_tables(html: str) -> str:
+    """Every outermost `<table>` (markdown tables in prose, pandas/HTML/markdown tables in outputs) inside a
+    `<div class="table-scroll">`, which `site.css` lets scroll sideways: a table wider than the column scrolls in a box
+    of its own instead of being cut off or widening the page. Its cells keep their natural width on one line
+    (`NVIDIA H100 80GB HBM3`, `swaro-c10-200-s0`), so a wide table scrolls rather than squeezing them into columns of
+    single words; a cell of prose (over `WRAP_CELL` characters) gets `cell-wrap` and wraps, with a minimum width."""
+    out, depth, last = [], 0, 0
+    for m in _re_table_tag.finditer(html):
+        if not m.group(1):
+            if depth == 0: out.append(html[last:m.start()]); last = m.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                out += ['<div class="table-scroll">', _mark_long_cells(html[last:m.end()]), '</div>']; last = m.end()
+    out.append(html[last:])
+    return ''.join(out)
 
 _re_heading = re.compile(r'<h([1-6])([^>]*)\bid="([^"]+)"')
 
@@ -409,6 +530,8 @@ def build_page(job: dict) -> dict:
         notes += [f'{rel}: {n}' for n in esd.notes]
         fm = getattr(nb, 'frontmatter_', {}) or {}
         apply_quarto(nb)
+        notes += [f'{rel}: machine path in an output, shown rewritten: {n}'
+                  for n in scrub_outputs(nb, machine_path_rules())]
         node = to_nbnode(nb)
         node.metadata['title'] = job['title']
         res = {'metadata': {'name': job['title'], 'path': str(src.parent)},
@@ -417,7 +540,7 @@ def build_page(job: dict) -> dict:
                'sidebar_html': job['sidebar_html'], 'source_path': f'nbs/{rel}',
                'mathjax_src': job['root'] + 'mathjax/' + MATHJAX_ENTRY}
         body, _ = exporter().from_notebook_node(node, resources=res)
-        body = unique_ids(pandoc_ids(fix_links(body, job['root'], job['doc_prefix'], job['aliases'])))
+        body = wrap_tables(unique_ids(pandoc_ids(fix_links(body, job['root'], job['doc_prefix'], job['aliases']))))
         out = Path(job['out'])
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(body, encoding='utf-8')
@@ -427,10 +550,29 @@ def build_page(job: dict) -> dict:
         return {'source': rel, 'ok': False, 'notes': notes, 'secs': time.time() - t0,
                 'error': f'{type(e).__name__}: {e}\n' + ''.join(traceback.format_exception(e))[-3000:]}
 
-# fenced code in markdown cells: the lab CSS gives `pre` no margin, so the next paragraph would touch the block
+# fenced code in markdown cells: the lab CSS gives `pre` no margin, so the next paragraph would touch the block.
+# Wide content: the lab CSS lays a cell's input and outputs out as CSS tables (`display: table`, `overflow: hidden`),
+# which grow with their content or cut it off; here every level between the page column and a table or a block of code
+# may shrink to the column (`min-width: 0`, `max-width: 100%`), and the boxes that hold wide things scroll sideways:
+# `.table-scroll` (the wrapper `wrap_tables` puts around each table), an output, a code block.
 SITE_CSS_EXTRA = '''
 /* added by tools/build_docs.py: fenced code in prose keeps a paragraph's distance from what follows */
 .jp-MarkdownOutput .highlight, .jp-MarkdownOutput > pre { margin: 0 0 1em 0; }
+/* added by tools/build_docs.py: wide tables and code scroll in their own box, never cut off, never widening the page */
+main.content { min-width: 0; overflow-wrap: break-word; }
+.jp-Cell, .jp-Cell-inputWrapper, .jp-Cell-outputWrapper, .jp-Cell-outputArea, .jp-OutputArea, .jp-InputArea,
+.jp-MarkdownOutput, .jp-OutputArea-output, .jp-InputArea-editor { min-width: 0; max-width: 100%; }
+.jp-OutputArea-child, .jp-InputArea { display: block; width: 100%; overflow: visible; }
+.jp-OutputArea-output, .jp-InputArea-editor, .jp-MarkdownOutput { display: block; width: 100%; box-sizing: border-box; }
+.table-scroll { display: block; max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0 0 1em 0; }
+.jp-RenderedHTMLCommon .table-scroll > table { table-layout: auto; margin: 0 0 0.2em 0; }
+.table-scroll th, .table-scroll td { white-space: nowrap; }
+.table-scroll th.cell-wrap, .table-scroll td.cell-wrap { white-space: normal; min-width: 16em; }
+/* code and text outputs scroll rather than wrap (Quarto's default, code-overflow: scroll): a printed table keeps
+   its columns */
+.jp-InputArea-editor .highlight pre, .jp-MarkdownOutput pre,
+.jp-OutputArea-output pre { overflow-x: auto; max-width: 100%; }
+.jp-OutputArea-output pre { white-space: pre; word-break: normal; overflow-wrap: normal; }
 '''
 
 def source_pages(out: Path, cfg) -> dict:
@@ -584,6 +726,10 @@ def build_site(out: Path, exec_dir: Path | None = None, workers: int | None = No
     cfg = _cfg()
     nav, pages = resolve_nav(read_sidebar())
     if not pages: sys.exit('error: no notebook listed in nbs/sidebar.yml exists')
+    listed = {p['source'] for p in pages}
+    for nb in sorted(NBS.glob('*.ipynb')) + sorted(NBS.glob('experiments/*.ipynb')):
+        if nb.relative_to(NBS).as_posix() not in listed:
+            print(f'note: {nb.relative_to(NBS).as_posix()} is not listed in nbs/sidebar.yml; it gets no page')
     _prepare_out(out)
     print(f'mathjax: {install_mathjax(out)} files of {MATHJAX_PKG} in {out / "mathjax"}', flush=True)
     site_title = cfg.get('title', cfg.get('lib_name', 'docs'))
@@ -644,6 +790,8 @@ def build_readme(exec_dir: Path | None = None, dest: Path | None = None) -> Path
         warnings.simplefilter('ignore')
         NBProcessor(nb=nb, procs=[FrontmatterProc, populate_language, insert_warning, strip_ansi, hide_line, filter_stream_,
                                   rm_header_dash, rm_export, clean_magics, hide_]).process()
+    for n in scrub_outputs(nb, machine_path_rules()):
+        print(f'note: README: machine path in an output of nbs/{rel}, rewritten: {n}')
     fm = getattr(nb, 'frontmatter_', {}) or {}
     parts = []
     if fm.get('title'): parts.append(f"# {fm['title']}")
