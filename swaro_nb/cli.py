@@ -9,9 +9,9 @@ from pathlib import Path
 from .config import TrainConfig, PRESETS, ConfigError, make_config
 
 # %% auto #0
-__all__ = ['Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'choose_preset', 'train_cli', 'bench_cli',
-           'eval_parser', 'check_eval_settings', 'check_eval_args', 'eval_cli', 'data_cli', 'fits',
-           'injected_parameters', 'check_parameters', 'main']
+__all__ = ['EVAL_ALIASES', 'Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'choose_preset', 'train_cli',
+           'bench_cli', 'eval_parser', 'eval_config_of', 'check_eval_settings', 'check_eval_args', 'load_classifier',
+           'eval_cli', 'data_cli', 'fits', 'injected_parameters', 'check_parameters', 'main']
 
 # %% ../nbs/11_cli.ipynb #d5935439
 class Parser(argparse.ArgumentParser):
@@ -32,10 +32,14 @@ def _dict(s: str) -> dict:
     return v
 _dict.__name__ = 'JSON object'
 
+def _list(s: str) -> list:
+    return [x.strip() for x in s.split(',') if x.strip()]
+_list.__name__ = 'comma-separated list'
+
 def field_type(f: dataclasses.Field):
-    "The converter of a flag's text for a `TrainConfig` field (from its declared type; 'none' where None is allowed)."
+    "The converter of a flag's text for a `TrainConfig` or `EvalConfig` field (its declared type; 'none' where None is allowed)."
     kinds = str(f.type).replace(' ', '').split('|')
-    table = {'int': int, 'float': float, 'str': str, 'bool': _bool, 'dict': _dict}
+    table = {'int': int, 'float': float, 'str': str, 'bool': _bool, 'dict': _dict, 'list': _list}
     convs = [table[k] for k in kinds if k != 'None']
     if len(convs) == 1 and 'None' not in kinds: return convs[0]
     def conv(s):
@@ -197,49 +201,46 @@ def bench_cli(argv=None):
     print(f"{len(recs)} records appended to {out}")
 
 # %% ../nbs/11_cli.ipynb #7f66311e
+EVAL_ALIASES = {'--no-le': ('le', False), '--no-rle': ('rle', False), '--no-resume': ('resume', False),
+                '--no-progress': ('progress', False), '--attack-bf16': ('attack_amp', True),
+                '--autoattack-alone': ('chain_autoattack', False)}   # short forms of EvalConfig fields
+
 def eval_parser() -> argparse.ArgumentParser:
-    "The argument parser of `swaro_eval`."
-    from swaro_nb.evaluate import SMOKE
-    ap = Parser(prog='swaro_eval', description="Evaluate run folders as the paper does: LE / rLE, white-box attacks "
-                                 "(Tables 1-3), black-box transfer (Table 4), transfer learning (Table 5), t-SNE; results as JSON.")
-    ap.add_argument('runs', nargs='+', metavar='RUN_DIR', help='run folders (runs/<name>/ from swaro_train)')
-    ap.add_argument('--le-epochs', type=int, default=None, help='LE epochs (default 150; smoke %d)' % SMOKE['le_epochs'])
-    ap.add_argument('--rle-epochs', type=int, default=None, help='rLE epochs (default 150; smoke %d)' % SMOKE['rle_epochs'])
-    ap.add_argument('--no-rle', action='store_true', help='skip robust linear evaluation')
-    ap.add_argument('--no-le', action='store_true', help='skip the LE head (an rLE-only evaluation of a run whose LE record exists; with --no-rle, a supervised run as its own classifier alone)')
-    ap.add_argument('--table3', action='store_true', help="also BIM / FGSM / Jitter (Table 3)")
-    ap.add_argument('--rocl-protocol', action='store_true', help="also RoCL's l_inf evaluation (PGD-20, step eps/10, eps 0.0314 and 0.0627)")
-    ap.add_argument('--autoattack', action='store_true', help='also AutoAttack (standard version) at l_inf 8/255 and l2 0.5: the check of the worst-case columns')
-    ap.add_argument('--autoattack-n', type=int, default=2000, help='test images AutoAttack runs on (the first of the test set; default %(default)s)')
-    ap.add_argument('--attacks', default=None, metavar='NAMES', help='comma-separated columns instead of the default (clean, the worst '
-                    'cases linf_8 ... l1_12 and the PGD-20 protocol pgd_linf_8 ...); any name of swaro_nb.eval_attacks.ALL_ATTACKS')
-    ap.add_argument('--attack-bf16', action='store_true', help='attacks and clean passes under bf16 autocast (default: float32)')
-    ap.add_argument('--compile-attacks', action='store_true', help='on CUDA, the attacks (and rLE\'s training attack) run on a copy under torch.compile: faster per step, after each process compiles every variant it calls (which takes time at their first calls)')
+    "The argument parser of `swaro_eval`: what to evaluate, where to write, `--preset`, one typed flag per `EvalConfig` field."
+    from swaro_nb.eval_config import EvalConfig, EVAL_PRESETS
+    ap = Parser(prog='swaro_eval', description="Evaluate run folders, a committed model or any classifier as the paper does: "
+                "LE / rLE / AFF, white-box attacks (Tables 1-3), black-box transfer (Table 4), transfer learning (Table 5), "
+                "t-SNE; records as JSON.")
+    ap.add_argument('runs', nargs='*', metavar='RUN_DIR', help='run folders (runs/<name>/ from swaro_train)')
+    ap.add_argument('--pretrained', metavar='NAME', help='a committed model (swaro_nb.hub.list_pretrained) instead of run folders')
+    ap.add_argument('--weights-root', default=None, help='with --pretrained: a weights folder or https address (default: the checkout)')
+    ap.add_argument('--classifier', metavar='MODULE:CALLABLE', help='the nn.Module this function returns (images in [0,1])')
+    ap.add_argument('--name', default=None, help="with --classifier: the record's name (default: the callable's)")
+    ap.add_argument('--preset', choices=sorted(EVAL_PRESETS), help='start from a named evaluation preset (07d_eval_config)')
+    ap.add_argument('--out', default=None, help='one folder for every record and plot (default: runs/<run>-eval/ each)')
     ap.add_argument('--black-box', action='store_true', help='black-box transfer matrix over the runs given (Table 4)')
-    ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix (runs already evaluated, or not wanted)')
+    ap.add_argument('--black-box-only', action='store_true', help='only the black-box matrix')
     ap.add_argument('--transfer', metavar='DATASET', default=None, help='also LE on this other dataset (Table 5), e.g. cifar100')
     ap.add_argument('--tsne', action='store_true', help='t-SNE map of test-image features per run (PNG)')
-    ap.add_argument('--n-test', type=int, default=None, help='random test subset (default all 10,000; smoke %d)' % SMOKE['n_test'])
-    ap.add_argument('--train-per-class', type=int, default=None, help='class-balanced training subset for the heads (default all; smoke %d)' % SMOKE['train_per_class'])
-    ap.add_argument('--out', default=None, help='one folder for every record and plot (default: runs/<run>-eval/ for each run, '
-                    'runs/black_box-eval/ for the black-box matrix)')
-    ap.add_argument('--smoke', action='store_true', help="tiny budgets for a CPU check (the worst cases' APGD and SLIDE restarts at CPU size)")
-    ap.add_argument('--dataset', default=None, help='evaluate on this dataset (default: the one each run was trained on)')
-    ap.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if available)')
-    ap.add_argument('--workers', default=None, metavar='DEVICES', help='comma-separated devices, one attack process each (e.g. '
-                    'cuda:0,cuda:1; the same device twice overlaps two processes on it); default: attacks run in the main process')
-    ap.add_argument('--shards', type=int, default=None, help='blocks of test images each unit of attack work is split into '
-                    '(default: one per worker); random starts are drawn per block, so numbers depend on it as on --batch-size')
-    ap.add_argument('--autoattack-alone', action='store_true', help="run AutoAttack from scratch instead of continuing the worst case "
-                    "of its norm and radius with FAB-T and Square (the default, whose members already hold AutoAttack's APGD-CE and APGD-T)")
-    ap.add_argument('--no-resume', action='store_true', help='compute every piece again, even those an interrupted call with the same '
-                    'settings finished (default: take them from <out>/<run>-eval.parts/)')
-    ap.add_argument('--batch-size', type=int, default=512, help='images per attack batch')
-    ap.add_argument('--data-root', default=None, help='data root (default $SWARO_DATA or ~/.cache/swaro_nb/data)')
-    ap.add_argument('--seed', type=int, default=0)
-    ap.add_argument('--no-progress', action='store_true', help='no progress bars')
+    for flag, (field, value) in EVAL_ALIASES.items():
+        ap.add_argument(flag, dest=field, action='store_const', const=value, default=argparse.SUPPRESS,
+                        help=f"--{field.replace('_', '-')} {value}")
+    base = EvalConfig()
+    for f in dataclasses.fields(EvalConfig):
+        kw = dict(nargs='?', const=True) if str(f.type) == 'bool' else {}   # `--table3` alone: true
+        ap.add_argument('--' + f.name.replace('_', '-'), dest=f.name, type=field_type(f), default=argparse.SUPPRESS,
+                        metavar=field_type(f).__name__.upper().replace(' ', '_'), help=f"default {_shown(getattr(base, f.name))}", **kw)
     return ap
 
+def eval_config_of(a: dict, validate: bool = True):
+    "The `EvalConfig` of parsed `swaro_eval` arguments: the preset (`--smoke` alone: the smoke preset), then every field given."
+    from swaro_nb.eval_config import EvalConfig, EVAL_PRESETS
+    fields = {f.name for f in dataclasses.fields(EvalConfig)}
+    given = {k: v for k, v in a.items() if k in fields}
+    cfg = EvalConfig().replace(**{**EVAL_PRESETS.get(a.get('preset') or ('smoke' if given.get('smoke') else None), {}), **given})
+    return cfg.validate() if validate else cfg
+
+# %% ../nbs/11_cli.ipynb #b5e9d8c5
 def check_eval_settings(s: dict,        # settings named as swaro_eval's options (le_epochs, n_test, dataset, transfer, ...)
                         runs=(),        # the run folders (their config.json names their dataset)
                         flag=lambda k: '--' + k.replace('_', '-')   # how a message names a setting
@@ -268,52 +269,77 @@ def check_eval_settings(s: dict,        # settings named as swaro_eval's options
         if s['train_per_class'] > n:
             raise ValueError(f"{flag('train_per_class')} {s['train_per_class']}: {d} has {n:,} training images per class")
 
-def check_eval_args(ap: argparse.ArgumentParser, a: argparse.Namespace):
-    "Exit with a one-line error (status 2) on a bad `swaro_eval` argument or output folder, before any work."
+def _check_devices(ap, cfg):
+    "Exit with one line unless --device and --workers name devices this machine has."
     import torch
-    from swaro_nb.data import writable_dir
-    from swaro_nb.eval_attacks import ALL_ATTACKS
-    try: check_eval_settings(vars(a), a.runs)
-    except ValueError as e: ap.error(str(e))
-    if a.attacks is not None:
-        bad = [n for n in a.attacks.split(',') if n not in ALL_ATTACKS]
-        if bad or not a.attacks.strip(): ap.error(f"--attacks: unknown {', '.join(bad) or 'empty list'}; known: {', '.join(ALL_ATTACKS)}")
-    for flag, d in ([('--device', a.device)] if a.device is not None else []) + [('--workers', w) for w in (a.workers.split(',') if a.workers is not None else [])]:
-        try: dev = torch.device(d)
-        except (RuntimeError, ValueError): ap.error(f"{flag} {d!r} is not a device: use cpu, cuda or cuda:N")
-        if dev.type not in ('cpu', 'cuda'): ap.error(f"{flag} {d}: evaluation runs on cpu, cuda or cuda:N")
+    for flag, d in ([('--device', cfg.device)] if cfg.device is not None else []) + [('--workers', w) for w in cfg.workers or []]:
+        dev = torch.device(d)   # EvalConfig checked that each parses and is cpu or cuda
         if dev.type == 'cuda' and not torch.cuda.is_available(): ap.error(f"{flag} {d}: no CUDA GPU is available here; use cpu")
         if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
             ap.error(f"{flag} {d}: this machine has {torch.cuda.device_count()} GPU(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
-    outs = ([('--out', a.out)] if a.out else [('output folder', Path('runs') / f'{Path(r).name}-eval') for r in a.runs]
-            + ([('output folder', Path('runs') / 'black_box-eval')] if a.black_box or a.black_box_only else []))
-    for what, o in outs:
-        try: writable_dir(o, what)
-        except ValueError as e: ap.error(str(e))
 
-def eval_cli(argv=None):
-    "Console script `swaro_eval`: evaluate run folders and write their results; errors end with one `error:` line and exit 2."
-    from swaro_nb.eval_runs import eval_budgets, evaluate_runs
-    from swaro_nb.runs import RunError
-    from swaro_nb.eval_attacks import DEFAULT_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS
-    from swaro_nb.data import DataError
-    from swaro_nb.train import private_compile_cache
-    ap = eval_parser(); a = ap.parse_args(argv)
-    check_eval_args(ap, a)   # before any run is read
-    private_compile_cache()
-    b = eval_budgets(a.smoke, a.le_epochs, a.rle_epochs, a.n_test, a.train_per_class)
-    cols = a.attacks.split(',') if a.attacks else list(DEFAULT_ATTACKS)
-    attacks = list(dict.fromkeys(['clean', *cols, *(ROCL_ATTACKS if a.rocl_protocol else []), *(AUTOATTACK_ATTACKS if a.autoattack else [])]))
-    try:
-        evaluate_runs(a.runs, out=a.out, rle=not a.no_rle, table3=a.table3, attacks=attacks, transfer=a.transfer, tsne=a.tsne,
-                      black_box=a.black_box, black_box_only=a.black_box_only, dataset=a.dataset, device=a.device,
-                      batch_size=a.batch_size, progress=not a.no_progress, data_root=a.data_root, seed=a.seed,
-                      autoattack_n=a.autoattack_n, attack_amp=True if a.attack_bf16 else False, chain_autoattack=not a.autoattack_alone,
-                      compile_attacks=a.compile_attacks, workers=a.workers.split(',') if a.workers else None, shards=a.shards, resume=not a.no_resume, le=not a.no_le, **b)
-    except (RunError, ConfigError, DataError, ValueError) as e:
-        print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
+def _flag_error(e) -> str:
+    "An EvalConfig error ('field: why') with the field named as its flag."
+    field, _, why = str(e).partition(': ')
+    return f"--{field.replace('_', '-')}: {why}" if why and ' ' not in field else str(e)
+
+def check_eval_args(ap: argparse.ArgumentParser, a: dict):
+    "The `EvalConfig` of `swaro_eval`'s arguments, or exit with one line (status 2) on a bad argument or output folder, before any work."
+    from swaro_nb.data import writable_dir
+    from swaro_nb.eval_config import ConfigError
+    what = [k for k in ('pretrained', 'classifier') if a.get(k)] + (['runs'] if a['runs'] else [])
+    if len(what) != 1: ap.error("give run folders, or --pretrained NAME, or --classifier MODULE:CALLABLE (exactly one of them)")
+    try: check_eval_settings({**dataclasses.asdict(eval_config_of(a, False)), 'transfer': a.get('transfer')}, a['runs'])
+    except ValueError as e: ap.error(str(e))   # the sizes first, in the flags' words
+    try: cfg = eval_config_of(a)
+    except ConfigError as e: ap.error(_flag_error(e))
+    _check_devices(ap, cfg)
+    names = [Path(r).name for r in a['runs']] or [a.get('pretrained') or a.get('name') or 'classifier']
+    outs = ([('--out', a['out'])] if a['out'] else [('output folder', Path('runs') / f'{n}-eval') for n in names]
+            + ([('output folder', Path('runs') / 'black_box-eval')] if a['black_box'] or a['black_box_only'] else []))
+    for w, o in outs:
+        try: writable_dir(o, w)
+        except ValueError as e: ap.error(str(e))
+    return cfg
+
+def load_classifier(spec: str):
+    "The nn.Module a `module:callable` spec gives (the working directory is importable); ValueError saying what is wrong."
+    import importlib, torch.nn as nn
+    mod, _, fn = spec.partition(':')
+    if not mod or not fn: raise ValueError(f"--classifier {spec!r}: give MODULE:CALLABLE, e.g. mymodels:make_model")
+    if os.getcwd() not in sys.path: sys.path.insert(0, os.getcwd())
+    try: f = getattr(importlib.import_module(mod), fn)
+    except (ImportError, AttributeError) as e: raise ValueError(f"--classifier {spec}: {type(e).__name__}: {e}") from None
+    m = f()
+    if not isinstance(m, nn.Module): raise ValueError(f"--classifier {spec}: {fn}() returned a {type(m).__name__}, not an nn.Module")
+    return m
 
 # %% ../nbs/11_cli.ipynb #fadfa9af
+def eval_cli(argv=None):
+    "Console script `swaro_eval`: run folders, a committed model or a classifier evaluated; errors end with one `error:` line, exit 2."
+    from swaro_nb.eval_runs import evaluate_runs
+    from swaro_nb.evaluate import evaluate_classifiers, eval_dir
+    from swaro_nb.hub import evaluate_pretrained, WeightsError
+    from swaro_nb.runs import RunError
+    from swaro_nb.data import DataError
+    from swaro_nb.train import private_compile_cache
+    ap = eval_parser(); a = vars(ap.parse_args(argv))
+    cfg = check_eval_args(ap, a)   # before any run is read
+    private_compile_cache()
+    out = a['out'] or eval_dir
+    try:
+        if a['pretrained']: res = evaluate_pretrained(a['pretrained'], cfg, out, a['weights_root'])
+        elif a['classifier']:
+            res = evaluate_classifiers({'classifier': load_classifier(a['classifier'])}, a['name'] or a['classifier'].split(':')[1], cfg, out)
+        else:
+            evaluate_runs(a['runs'], cfg, a['out'], transfer=a['transfer'], tsne=a['tsne'], black_box=a['black_box'],
+                          black_box_only=a['black_box_only']); return
+        print(f"{res['run']} -> {res['path']}  [{res['seconds']['total']:.1f} s]")
+        for f in res['flags']: print(f"  flag: {f}")
+    except (RunError, ConfigError, DataError, WeightsError, ValueError) as e:
+        print(f"swaro_eval: error: {e}", file=sys.stderr); sys.exit(2)
+
+# %% ../nbs/11_cli.ipynb #4084e9d7
 def data_cli(argv=None):
     "Console script `swaro_data`: fetch datasets or summarise the ones present (exit 1: bad or missing data; 2: bad argument)."
     from swaro_nb.data import DATASETS, CIFAR100_SRC_ENV, DataError, summary

@@ -21,7 +21,7 @@ from .evaluate import (eval_data, feature_dim, eval_dir, evaluate_run, transfer_
                                cached_cifar, heads_of)
 
 # %% auto #0
-__all__ = ['BLACK_BOX_ATTACKS', 'black_box_table', 'evaluate_runs']
+__all__ = ['BLACK_BOX_ATTACKS', 'black_box_table', 'head_settings', 'evaluate_runs']
 
 # %% ../nbs/10d_eval_runs.ipynb #2dbb3d3e
 BLACK_BOX_ATTACKS = ('pgd_linf_8', 'pgd_linf_16')  # Table 4: PGD-20 l_inf at 8/255 and 16/255
@@ -108,7 +108,7 @@ def _tsne_run(run_dir, cfg: EvalConfig, out, n: int) -> Path:
     print(f"t-SNE: {p}")
     return p
 
-def _head_settings(cfg: EvalConfig) -> dict:
+def head_settings(cfg: EvalConfig) -> dict:
     "What transfer learning (Table 5) and the black-box matrix (Table 4) take of an evaluation's settings: the LE head's."
     return dict(le_epochs=cfg.le_epochs, le_lr=cfg.le_lr, train_per_class=cfg.train_per_class, n_test=cfg.n_test, device=cfg.device,
                 batch_size=cfg.batch_size, progress=cfg.progress, data_root=cfg.data_root, seed=cfg.seed, amp=cfg.amp,
@@ -140,12 +140,12 @@ def evaluate_runs(runs: list,  # run folders
         print(comparison_table('table2' if ds == 'cifar100' else 'table1', recs))
         if cfg.table3 and ds == 'cifar10': print(comparison_table('table3', recs))
     if transfer:
-        done['transfer'] = [transfer_eval(r, transfer, out=dest, **_head_settings(cfg)) for r in runs]
+        done['transfer'] = [transfer_eval(r, transfer, out=dest, **head_settings(cfg)) for r in runs]
         for t in done['transfer']: print(f"transfer {t['run']}: {t['source']} -> {t['target']}: {t['metrics']['clean']:.2f}%  -> {t['path']}")
         print(comparison_table('table5', done['transfer']))
     if tsne: done['tsne'] = [_tsne_run(r, cfg, dest, tsne_points or (300 if cfg.smoke else 2000)) for r in runs]
     if black_box or black_box_only:
-        bb = done['black_box'] = black_box_table(runs, out=dest, **_head_settings(cfg))
+        bb = done['black_box'] = black_box_table(runs, out=dest, **head_settings(cfg))
         print(comparison_table('table4', [bb])); print(f"black-box -> {bb['path']}")
         for f in bb['flags']: print(f"  flag: {f}")
         if not paper_comparable(bb): print(smoke_note(bb))

@@ -31,7 +31,7 @@ def main():
     jobs_path, results_path = sys.argv[1:3]
     par = int(sys.argv[sys.argv.index('--parallel') + 1]) if '--parallel' in sys.argv else 2
     import importlib
-    for m in ('swaro_nb.cli', 'swaro_nb.train', 'swaro_nb.bench', 'swaro_nb.evaluate', 'swaro_nb.eval_runs', 'swaro_nb.robustness'):   # what the scripts import
+    for m in ('swaro_nb.cli', 'swaro_nb.train', 'swaro_nb.bench', 'swaro_nb.evaluate', 'swaro_nb.eval_runs', 'swaro_nb.robustness', 'swaro_nb.execution'):   # what the scripts import
         try: importlib.import_module(m)
         except Exception: pass   # the child that needs it imports it again and reports the failure itself
     jobs, running, results = json.loads(open(jobs_path).read()), {}, {}

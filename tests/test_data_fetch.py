@@ -168,7 +168,8 @@ def test_no_shared_folder_or_project_history_in_data_and_robustness(root):
         src = (root / f).read_text()
         assert '../shared' not in src and 'shared/data' not in src and 'find_cifar100_source' not in src, f
     banned = re.compile(r'\.\./shared|shared/data|DESIGN\.md|\bsessions?\b|\bleases?\b|GPU host|\bcommit\b|`[0-9a-f]{7,12}`', re.I)
-    for nb in ('nbs/00_data.ipynb', 'nbs/00b_fetch.ipynb', 'nbs/07_eval_attacks.ipynb', 'nbs/07a_robustness.ipynb'):
+    for nb in ('nbs/00_data.ipynb', 'nbs/00b_fetch.ipynb', 'nbs/07_eval_attacks.ipynb', 'nbs/07a_robustness.ipynb', 'nbs/07b_stats.ipynb',
+               'nbs/07c_execution.ipynb', 'nbs/07d_eval_config.ipynb', 'nbs/09b_aff.ipynb', 'nbs/10e_hub.ipynb'):
         for c in json.loads((root / nb).read_text())['cells']:
             if c['cell_type'] == 'markdown':
                 text = ''.join(c['source']); m = banned.search(text)

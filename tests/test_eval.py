@@ -6,7 +6,8 @@ from conftest import script, ROOT, needs_cifar100
 from swaro_nb.config import make_config
 from swaro_nb.train import train
 from swaro_nb.tables import METRIC_KEYS, PROTOCOL_KEYS, TABLE3_KEYS, PAPER, paper_table, markdown_table, load_results
-from swaro_nb.evaluate import SMOKE, SMOKE_MEMBERS
+from swaro_nb.eval_config import EVAL_PRESETS, SMOKE_MEMBERS
+SMOKE = EVAL_PRESETS['smoke']
 
 TINY = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=2, attack_warmup_epochs=1, n_clusters=10,
             attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
@@ -159,3 +160,50 @@ def test_evaluate_notebook_renders_records(tmp_path):
     assert 'Table 4: black-box' in md
     assert sum('image/png' in o.get('data', {}) for o in outs) == 2 * len(names)   # t-SNE maps and training curves
 
+
+
+CLASSIFIER = """import torch.nn as nn
+def make():   # a small classifier of 32x32 images in [0, 1], defined by the test
+    import torch
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 8, 4, 4), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 64, 10)).eval()
+"""
+
+def test_cli_classifier(tmp_path):
+    "--classifier module:callable: an outside classifier attacked with the same columns, record and per-image bits; bad specs in one line."
+    (tmp_path / 'mymodels.py').write_text(CLASSIFIER)
+    r = subprocess.run([script('swaro_eval'), '--classifier', 'mymodels:make', '--smoke', '--attacks', 'linf_8,pgd_linf_8', '--n-test', '24',
+                        '--no-progress', '--device', 'cpu', '--out', 'res'], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / 'res' / 'make-eval.json').read_text())
+    assert (res['run'], res['method'], res['config']) == ('make', 'classifier', None)
+    m = res['metrics']['classifier']
+    assert set(m) == {'clean', 'linf_8', 'pgd_linf_8'} and m['linf_8'] <= m['pgd_linf_8'] <= m['clean']
+    # the clean column recomputed here, on the record's own test images
+    import sys, torch
+    sys.path.insert(0, str(tmp_path)); import mymodels
+    from swaro_nb.core import unpack_codes, unpack_bits
+    from swaro_nb.data import load_cifar
+    te = load_cifar('cifar10', False); idx = torch.as_tensor(unpack_codes(res['per_image']['test_index'], 24, 'uint16'))
+    with torch.no_grad(): ok = (mymodels.make()(te.images[idx].float() / 255).argmax(1) == te.labels[idx]).numpy()
+    assert (unpack_bits(res['per_image']['correct']['classifier']['clean'], 24) == ok).all() and m['clean'] == ok.sum() * 100 / 24
+    for args, msg in ((['--classifier', 'mymodels'], 'give MODULE:CALLABLE'), (['--classifier', 'nomodule:make'], 'ModuleNotFoundError'),
+                      (['--classifier', 'mymodels:make', 'runs/x'], 'exactly one of them')):
+        e = subprocess.run([script('swaro_eval'), *args, '--smoke', '--device', 'cpu', '--out', 'res2'], capture_output=True, text=True,
+                           timeout=300, cwd=tmp_path)
+        assert e.returncode == 2 and e.stderr.count('\n') == 1 and msg in e.stderr, (args, e.stderr)
+
+def test_cli_pretrained(runs, tmp_path):
+    "--pretrained NAME with --weights-root: a packed model's committed head attacked again without its run folder, on its record's images."
+    from swaro_nb.hub import pack_pretrained
+    ev = tmp_path / 'ev'
+    r = _eval(runs / 'swaro', '--smoke', '--no-rle', '--attacks', 'linf_8', '--n-test', 24, '--train-per-class', 10, '--out', ev)
+    assert r.returncode == 0, r.stderr[-3000:]
+    pack_pretrained(runs / 'swaro', records=[ev / 'swaro-eval.json'], dest=tmp_path / 'W')
+    r = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', '--attacks', 'linf_8', '--out', tmp_path / 'again')
+    assert r.returncode == 0, r.stderr[-3000:]
+    old, new = (json.loads(p.read_text()) for p in (ev / 'swaro-eval.json', tmp_path / 'again' / 'swaro-eval.json'))
+    assert new['per_image']['test_index'] == old['per_image']['test_index']   # the record's own test images
+    assert abs(new['metrics']['clean'] - old['metrics']['clean']) <= 100 / 24 + 1e-9   # float16 weights: one image at most
+    e = _eval('--pretrained', 'nosuch', '--weights-root', tmp_path / 'W', '--smoke', '--out', tmp_path / 'x')
+    assert e.returncode == 2 and "no model 'nosuch'" in e.stderr

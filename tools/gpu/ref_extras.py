@@ -13,7 +13,7 @@ float32 with the record's --shards. The classifier is the record's LE classifier
 the record's (the record's own values are kept beside, `main`), and `ref_check` compares each with the reference on the
 same images. One JSON a run, `<out>/<run>-ref-extras.json`, written as soon as that run is done (kind 'ref-extras', the
 evaluation record's per-image encoding). Exit 1 when a run could not be done (the others still are); 2: bad arguments.
-`--smoke`: the worst cases' members at CPU size (swaro_nb.evaluate.SMOKE_MEMBERS), for a dry run.
+`--smoke`: the worst cases' members at CPU size (swaro_nb.eval_config.SMOKE_MEMBERS), for a dry run.
 """
 from __future__ import annotations
 import argparse, hashlib, json, os, sys, time, traceback
@@ -36,9 +36,10 @@ def extras(run: str, a) -> dict:
     import torch
     from swaro_nb.core import run_stamp, pack_codes, atomic_json
     from swaro_nb.runs import load_run
-    from swaro_nb.evaluate import eval_data, SMOKE_MEMBERS
+    from swaro_nb.evaluate import eval_data
+    from swaro_nb.eval_config import SMOKE_MEMBERS
     from swaro_nb.linear import LinearClassifier
-    from swaro_nb.robustness import evaluate_robustness
+    from swaro_nb.execution import evaluate_robustness
     t0 = time.perf_counter()
     rd, hf = Path(a.runs) / run, Path(a.heads) / f'{run}-eval-heads.pt'
     for f, what in ((rd / 'weights.pt', 'its float16 weights (repro_session.sh PRELOAD puts them there)'), (rd / 'config.json', 'its config'),
