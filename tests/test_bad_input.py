@@ -62,7 +62,7 @@ CASES = [
     ('train-run-being-trained', 'swaro_train', TINY_RUN, 2, 'is being trained by pid 1 on'),
     ('train-overwrite-while-trained', 'swaro_train', [*TINY_RUN, '--overwrite'], 2, 'is being trained by pid 1 on'),
     # swaro_eval (a copy of a real run: every check comes before it is read)
-    ('eval-device-nonsense', 'swaro_eval', ['{run}', '--device', 'nonsense'], 2, "--device 'nonsense' is not a device"),
+    ('eval-device-nonsense', 'swaro_eval', ['{run}', '--device', 'nonsense'], 2, "--device: 'nonsense' is not a device"),
     ('eval-device-cuda-without-gpu', 'swaro_eval', ['{run}', '--device', 'cuda'], 2, 'no CUDA GPU is available here'),
     ('eval-device-mps', 'swaro_eval', ['{run}', '--device', 'mps'], 2, 'evaluation runs on cpu, cuda or cuda:N'),
     ('eval-out-under-a-file', 'swaro_eval', ['{run}', '--out', '{d}/a-file/res'], 2, 'is a file, not a folder'),
@@ -76,7 +76,7 @@ CASES = [
     ('eval-train-per-class-zero', 'swaro_eval', ['{run}', '--train-per-class', '0'], 2, '--train-per-class must be a positive integer'),
     ('eval-batch-size-zero', 'swaro_eval', ['{run}', '--batch-size', '0'], 2, '--batch-size must be a positive integer'),
     ('eval-missing-run', 'swaro_eval', ['{d}/nope', '--smoke', '--out', '{d}/res'], 2, 'does not exist'),
-    ('eval-not-int', 'swaro_eval', ['{run}', '--n-test', 'many'], 2, "invalid int value: 'many'"),
+    ('eval-not-int', 'swaro_eval', ['{run}', '--n-test', 'many'], 2, "invalid int or none value: 'many'"),
     ('eval-no-head', 'swaro_eval', ['{run}', '--no-le', '--no-rle', '--out', '{d}/res'], 2, 'nothing to evaluate in'),
     ('eval-n-test-above-the-test-set', 'swaro_eval', ['{run}', '--n-test', '100000'], 2, '--n-test 100000: the test set has 10,000 images'),
     ('eval-autoattack-n-above-the-test-set', 'swaro_eval', ['{run}', '--autoattack-n', '20000'], 2, '--autoattack-n 20000: the test set has 10,000'),

@@ -370,7 +370,7 @@ def test_five_seed_plans_fit_and_their_launch_lines_agree(name, capsys):
     assert 'cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) ' in spec['launch'] and v['EVAL_FROM'] == 'f16' and v['WEIGHTS'] == '1' and len(spec['launch']) < 2000
     protocol = (ROOT / 'tools/gpu/plans/five-seed-eval.txt').read_text().strip()
     assert v['EVAL'] == protocol
-    a = eval_parser().parse_args(['run', *protocol.split()]); check_eval_args(eval_parser(), a)   # swaro_eval takes the flags
+    a = eval_parser().parse_args(['run', *protocol.split()]); check_eval_args(eval_parser(), vars(a))   # swaro_eval takes the flags
     trained = [r for r in spec['runs'] if not r.get('trained')]
     runs = [x.split(':') for x in v['RUNS'].split()]
     assert [(n, p, int(s)) for n, p, s, *_ in runs] == [(r['name'], r['preset'], r['seed']) for r in trained]
@@ -379,10 +379,10 @@ def test_five_seed_plans_fit_and_their_launch_lines_agree(name, capsys):
         assert n == f"c10-200-{ {'rocl': 'rocl', 'swaro': 'rand' if 'random' in r.get('train_flags', '') else 'swaro'}[r['method']] }-s{s}"
     ev = {**spec['defaults']['eval']}
     assert f"--rle-epochs {ev['rle_epochs']}" in protocol and f"--le-epochs {ev['le_epochs']}" in protocol and f"--n-test {ev['n_test']}" in protocol
-    cols = a.attacks.split(',')
+    cols = a.attacks   # a list: EvalConfig's field, comma-separated on the command line
     assert [c for c in cols if c.startswith('ref_aa_')] == plan.reference_names(ev['reference']) and not ev['autoattack']
     assert [c for c in cols if not c.startswith('ref_aa_')] == [k for k in plan.library_sets()[0]['table1'] if k != 'clean']
-    assert ev['table3'] and ev['rocl_protocol'] and a.table3 and a.rocl_protocol and a.shards == 4 and not a.autoattack
+    assert ev['table3'] and ev['rocl_protocol'] and a.table3 and a.rocl_protocol and a.shards == 4 and not getattr(a, 'autoattack', False)
     gpus, helpers = v['GPUS'].split(','), v['HELP'].split(',')
     assert len(gpus) == len(trained) and len(helpers) == len(gpus) and len(set(helpers)) == 1 and helpers[0] not in gpus
     assert ev['eval_gpus'] == pytest.approx(1 + 1 / len(gpus), abs=1e-3)   # one helper GPU shared by the evaluations
