@@ -95,8 +95,8 @@ def adversarial_loss(tr, x1, x2, x_adv):
         z1, z2, za = tr.model(torch.cat([x1, x2, x_adv])).chunk(3)
         if c.loss_form == 'rocl':
             return multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather) + tr.contrastive(za, z2) / 256
-        # 'rocl-code': RoCL's own computation — keys detached, positives summed, gathered over GPUs; the 1/256 term is a
-        # separate train-mode forward of (adversarial, second view) over this GPU's batch only (attack_lib.py:164-177),
+        # 'rocl-code': RoCL's own computation — keys detached, positives summed, gathered over GPUs; the 1/256 term is
+        # a separate train-mode forward of (adversarial, second view) on this GPU's batch only (attack_lib.py:164-177),
         # or with rocl_term_forward='shared' the three-view forward's projections of those views (2/5 fewer images)
         main = multi_view_nt_xent([z1, z2, za], c.temperature, tr.gather, detach_keys=True, positives='sum')
         ra, r2 = tr.model(torch.cat([x_adv, x2])).chunk(2) if c.rocl_term_forward == 'separate' else (za, z2)
