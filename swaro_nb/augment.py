@@ -37,7 +37,8 @@ def _check_jitter(jitter) -> tuple[float, float, float, float]:
         raise ValueError(f"jitter must be 4 numbers (brightness, contrast, saturation, hue), got {jitter!r}") from None
     for name, v in zip(('brightness', 'contrast', 'saturation'), (b, c, s)):
         if not (math.isfinite(v) and v >= 0): raise ValueError(f"jitter {name} must be a finite number >= 0, got {v!r}")
-    if not (0.0 <= h <= 0.5): raise ValueError(f"jitter hue must be in [0, 0.5] (a fraction of the colour circle), got {h!r}")
+    if not (0.0 <= h <= 0.5):
+        raise ValueError(f"jitter hue must be in [0, 0.5] (a fraction of the colour circle), got {h!r}")
     return b, c, s, h
 
 def _check_size(size) -> tuple[int, int]:
@@ -53,8 +54,10 @@ def _check_batch(x, name: str = 'x', dtype: str = 'uint8') -> None:
                          "pass the stored uint8 batch (float inputs are for the per-op functions)")
     if dtype == 'float' and not x.is_floating_point():
         raise ValueError(f"{name} must be a float image batch in [0, 1], got dtype {x.dtype}; convert with `to_float`")
-    if x.ndim != 4: raise ValueError(f"{name} must be a batch of images (B,3,H,W), got shape {tuple(x.shape)} (ndim {x.ndim})")
-    if x.shape[1] != 3: raise ValueError(f"{name} must have 3 colour channels in dim 1 (B,3,H,W), got shape {tuple(x.shape)}")
+    if x.ndim != 4:
+        raise ValueError(f"{name} must be a batch of images (B,3,H,W), got shape {tuple(x.shape)} (ndim {x.ndim})")
+    if x.shape[1] != 3:
+        raise ValueError(f"{name} must have 3 colour channels in dim 1 (B,3,H,W), got shape {tuple(x.shape)}")
 
 def _check_generator(generator, device) -> None:
     if generator is None: return
@@ -68,9 +71,11 @@ def _per_sample(f, x: Tensor, name: str) -> Tensor:
     "A factor (python number or (B,) tensor) as a (B,1,1,1) tensor matching `x`."
     if isinstance(f, Tensor):
         if f.ndim != 1 or f.shape[0] != x.shape[0]:
-            raise ValueError(f"{name} must be a number or a (B,) tensor with B={x.shape[0]}, got shape {tuple(f.shape)}")
+            raise ValueError(f"{name} must be a number or a (B,) tensor with B={x.shape[0]}, "
+                             f"got shape {tuple(f.shape)}")
         return f.to(device=x.device, dtype=x.dtype).view(-1, 1, 1, 1)
-    if isinstance(f, bool) or not isinstance(f, (int, float)): raise ValueError(f"{name} must be a number or a (B,) tensor, got {f!r}")
+    if isinstance(f, bool) or not isinstance(f, (int, float)):
+        raise ValueError(f"{name} must be a number or a (B,) tensor, got {f!r}")
     return torch.full((x.shape[0], 1, 1, 1), float(f), device=x.device, dtype=x.dtype)
 
 # %% ../nbs/01_augment.ipynb #ea3facd3
@@ -87,7 +92,8 @@ def rgb_to_grayscale(
 ) -> Tensor: # (B,num_output_channels,H,W)
     "ITU-R 601-2 luma of RGB images, as torchvision computes it."
     _check_batch(x, dtype='float')
-    if num_output_channels not in (1, 3): raise ValueError(f"num_output_channels must be 1 or 3, got {num_output_channels!r}")
+    if num_output_channels not in (1, 3):
+        raise ValueError(f"num_output_channels must be 1 or 3, got {num_output_channels!r}")
     l = (x * _const((0.2989, 0.587, 0.114), x.device, x.dtype, (1, 3, 1, 1))).sum(1, keepdim=True)
     return l.expand(-1, 3, -1, -1) if num_output_channels == 3 else l
 
@@ -178,9 +184,11 @@ def color_jitter_batch(
     "Apply brightness, contrast, saturation and hue with per-sample factors, in a per-sample order."
     _check_batch(x, dtype='float')
     B = x.shape[0]
-    if not isinstance(factors, Tensor) or factors.shape != (B, 4): raise ValueError(f"factors must be a ({B},4) tensor, got {getattr(factors, 'shape', factors)!r}")
+    if not isinstance(factors, Tensor) or factors.shape != (B, 4):
+        raise ValueError(f"factors must be a ({B},4) tensor, got {getattr(factors, 'shape', factors)!r}")
     if not isinstance(order, Tensor) or order.shape != (B, 4) or order.is_floating_point():
-        raise ValueError(f"order must be a ({B},4) integer tensor of permutations of 0..3, got {getattr(order, 'shape', order)!r}")
+        raise ValueError(f"order must be a ({B},4) integer tensor of permutations of 0..3, "
+                         f"got {getattr(order, 'shape', order)!r}")
     return _jitter(x, factors.to(x.device), order.to(device=x.device, dtype=torch.int64))
 
 # %% ../nbs/01_augment.ipynb #8ae47852
@@ -209,7 +217,8 @@ def resized_crop_batch(
     oh, ow = _check_size(size)
     B, C, H, W = x.shape
     if not isinstance(boxes, Tensor) or boxes.shape != (B, 4) or boxes.is_floating_point():
-        raise ValueError(f"boxes must be a ({B},4) integer tensor (top, left, height, width), got {getattr(boxes, 'shape', boxes)!r}")
+        raise ValueError(f"boxes must be a ({B},4) integer tensor (top, left, height, width), "
+                         f"got {getattr(boxes, 'shape', boxes)!r}")
     if flip is not None and (not isinstance(flip, Tensor) or flip.shape != (B,)):
         raise ValueError(f"flip must be None or a ({B},) bool tensor, got {getattr(flip, 'shape', flip)!r}")
     boxes = boxes.to(x.device)
@@ -292,9 +301,11 @@ def sample_augment_params(
     "Draw the random parameters of one SimCLR view for each of `n` images."
     if isinstance(n, bool) or not isinstance(n, int) or n < 0: raise ValueError(f"n must be an int >= 0, got {n!r}")
     for v, name in ((height, 'height'), (width, 'width')):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0: raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
     scale, ratio = _check_pair(scale, 'scale'), _check_pair(ratio, 'ratio')
-    flip_p, jitter_p, gray_p = _check_prob(flip_p, 'flip_p'), _check_prob(jitter_p, 'jitter_p'), _check_prob(gray_p, 'gray_p')
+    flip_p, jitter_p, gray_p = (_check_prob(flip_p, 'flip_p'), _check_prob(jitter_p, 'jitter_p'),
+                                _check_prob(gray_p, 'gray_p'))
     b, c, s, h = _check_jitter(jitter)
     if device is None: device = generator.device if generator is not None else torch.device('cpu')
     _check_generator(generator, device)
@@ -303,7 +314,8 @@ def sample_augment_params(
     lo = (max(0.0, 1 - b), max(0.0, 1 - c), max(0.0, 1 - s), -h)
     span = (1 + b - lo[0], 1 + c - lo[1], 1 + s - lo[2], 2 * h)
     dev = u.device
-    factors = torch.addcmul(_const(lo, dev, torch.float64), u[:, 24:28], _const(span, dev, torch.float64)).to(torch.float32)
+    factors = torch.addcmul(_const(lo, dev, torch.float64), u[:, 24:28],
+                            _const(span, dev, torch.float64)).to(torch.float32)
     return AugmentParams(boxes=boxes, flip=u[:, 22] < flip_p, jitter=u[:, 23] < jitter_p, factors=factors,
                          order=torch.argsort(u[:, 28:32], dim=1), gray=u[:, 32] < gray_p)
 
@@ -347,7 +359,8 @@ def simclr_augment(
     sz = _check_size(size)
     params = sample_augment_params(x.shape[0], x.shape[2], x.shape[3], generator, x.device, scale, ratio,
                                    flip_p, jitter, jitter_p, gray_p)
-    with torch.autocast(x.device.type, enabled=False):  # float32 whatever the caller's autocast (bf16 broke colour jitter on CUDA)
+    # float32 whatever the caller's autocast (bf16 broke colour jitter on CUDA)
+    with torch.autocast(x.device.type, enabled=False):
         return apply_augment_params(x, params, sz, color_first)
 
 # %% ../nbs/01_augment.ipynb #23cbe1d6
@@ -356,9 +369,12 @@ def crop_flip_params(n: int,  # number of images
                      flip_p: float = 0.5,  # probability of a horizontal flip
                      generator: torch.Generator | None = None,  # randomness, on `device`
                      device=None,  # where the parameters live (default: the generator's device, else CPU)
-                    ) -> tuple[torch.Tensor, torch.Tensor]:  # (n, 2) int64 (row, column) offsets in [0, 2*padding], (n,) bool flips
-    "Random crop offsets and flip decisions of `RandomCrop(size, padding)` + `RandomHorizontalFlip(flip_p)` for `n` images."
-    if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0: raise ValueError(f"padding must be an int >= 0, got {padding!r}")
+                     # (n, 2) int64 (row, column) offsets in [0, 2*padding], (n,) bool flips
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    ("Random crop offsets and flip decisions of `RandomCrop(size, padding)` + `RandomHorizontalFlip(flip_p)` "
+     "for `n` images.")
+    if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0:
+        raise ValueError(f"padding must be an int >= 0, got {padding!r}")
     if not 0 <= flip_p <= 1: raise ValueError(f"flip_p must be a probability in [0, 1], got {flip_p!r}")
     device = torch.device(device if device is not None else (generator.device if generator is not None else 'cpu'))
     off = torch.randint(0, 2 * padding + 1, (n, 2), generator=generator, device=device)
@@ -372,7 +388,9 @@ def apply_crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype
                    ) -> torch.Tensor:  # (B, C, H, W) crops, x's dtype
     "Crop each zero-padded image at its offsets (same size as the input) and flip the chosen ones, in one gather."
     B, C, H, W = x.shape
-    if offsets.shape != (B, 2) or flip.shape != (B,): raise ValueError(f"offsets must be ({B}, 2) and flip ({B},), got {tuple(offsets.shape)} and {tuple(flip.shape)}")
+    if offsets.shape != (B, 2) or flip.shape != (B,):
+        raise ValueError(f"offsets must be ({B}, 2) and flip ({B},), "
+                         f"got {tuple(offsets.shape)} and {tuple(flip.shape)}")
     xp = F.pad(x, (padding,) * 4)
     rows = offsets[:, :1] + torch.arange(H, device=x.device)                     # (B, H)
     cols = offsets[:, 1:] + torch.arange(W, device=x.device)                     # (B, W)
@@ -386,7 +404,9 @@ def crop_flip(x: torch.Tensor,  # (B, C, H, W) images, any dtype (uint8 or [0,1]
               padding: int = 4,  # zero padding on each side before the random crop
               flip_p: float = 0.5,  # probability of a horizontal flip
              ) -> torch.Tensor:  # (B, C, H, W) randomly cropped and flipped images, x's dtype
-    "Random crop of the zero-padded image and random horizontal flip (torchvision's CIFAR augmentation), batched on the device."
-    if not isinstance(x, torch.Tensor) or x.ndim != 4: raise ValueError(f"x must be a (B, C, H, W) tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    ("Random crop of the zero-padded image and random horizontal flip (torchvision's CIFAR augmentation), "
+     "batched on the device.")
+    if not isinstance(x, torch.Tensor) or x.ndim != 4:
+        raise ValueError(f"x must be a (B, C, H, W) tensor, got {getattr(x, 'shape', type(x).__name__)}")
     off, flip = crop_flip_params(x.shape[0], padding, flip_p, generator, x.device)
     return apply_crop_flip(x, off, flip, padding)

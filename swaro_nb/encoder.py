@@ -25,7 +25,8 @@ class Normalize(nn.Module):
         super().__init__()
         mean, std = torch.as_tensor(mean, dtype=torch.float32), torch.as_tensor(std, dtype=torch.float32)
         if mean.ndim != 1 or mean.shape != std.shape:
-            raise ValueError(f"mean and std must be 1-D with one value per channel, got shapes {tuple(mean.shape)} and {tuple(std.shape)}")
+            raise ValueError(f"mean and std must be 1-D with one value per channel, "
+                             f"got shapes {tuple(mean.shape)} and {tuple(std.shape)}")
         if not (std > 0).all():
             raise ValueError(f"std must be > 0 for every channel, got {std.tolist()}")
         self.register_buffer('mean', mean.view(1, -1, 1, 1), persistent=False)
@@ -52,7 +53,8 @@ class BasicBlock(nn.Module):
         self.bn2 = nn.BatchNorm2d(planes)
         self.shortcut = nn.Sequential()
         if stride != 1 or in_planes != planes:
-            self.shortcut = nn.Sequential(nn.Conv2d(in_planes, planes, 1, stride=stride, bias=False), nn.BatchNorm2d(planes))
+            self.shortcut = nn.Sequential(nn.Conv2d(in_planes, planes, 1, stride=stride, bias=False),
+                                          nn.BatchNorm2d(planes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = F.relu(self.bn1(self.conv1(x)))
@@ -68,7 +70,8 @@ def _as_normalize(normalize, in_channels: int) -> nn.Module | None:
             raise ValueError(f"normalize must be None, a Normalize layer or a (mean, std) pair, got {normalize!r}")
         normalize = Normalize(*normalize)
     if normalize.mean.shape[1] != in_channels:
-        raise ValueError(f"normalize has {normalize.mean.shape[1]} channels but the encoder takes in_channels={in_channels}")
+        raise ValueError(f"normalize has {normalize.mean.shape[1]} channels "
+                         f"but the encoder takes in_channels={in_channels}")
     return normalize
 
 class ResNet18(nn.Module):
@@ -76,7 +79,8 @@ class ResNet18(nn.Module):
     def __init__(self,
                  width: int = 64,  # channels of the first stage; stages have width*(1,2,4,8), features 8*width
                  in_channels: int = 3,  # input image channels
-                 normalize: Normalize | tuple | None = None,  # optional (mean, std) applied inside the model; inputs stay in [0,1]
+                 # optional (mean, std) applied inside the model; inputs stay in [0,1]
+                 normalize: Normalize | tuple | None = None,
                 ):
         super().__init__()
         check_int(width, 'width'); check_int(in_channels, 'in_channels')
@@ -97,7 +101,8 @@ class ResNet18(nn.Module):
         if x.ndim != 4 or x.shape[1] != self.in_channels:
             raise ValueError(f"expected images of shape (B, {self.in_channels}, H, W), got {tuple(x.shape)}")
         if not x.is_floating_point():
-            raise ValueError(f"expected float images in [0,1], got dtype {x.dtype}; convert uint8 images with x.float() / 255")
+            raise ValueError(f"expected float images in [0,1], got dtype {x.dtype}; "
+                             f"convert uint8 images with x.float() / 255")
         if self.normalize is not None: x = self.normalize(x)
         x = F.relu(self.bn1(self.conv1(x)))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
@@ -157,14 +162,17 @@ def _fold_pairs(model: nn.Module) -> list[tuple[str, str, str]]:
     for pname, parent in model.named_modules():
         kids = list(parent.named_children())
         for (ln, layer), (bn_name, bn) in zip(kids, kids[1:]):
-            ok = (isinstance(layer, nn.Conv2d) and type(bn) in (nn.BatchNorm2d, nn.SyncBatchNorm)) or (isinstance(layer, nn.Linear) and type(bn) is nn.BatchNorm1d)
+            ok = ((isinstance(layer, nn.Conv2d) and type(bn) in (nn.BatchNorm2d, nn.SyncBatchNorm))
+                  or (isinstance(layer, nn.Linear) and type(bn) is nn.BatchNorm1d))
             if ok and isinstance(parent, _FOLD_PARENTS):
                 if not bn.track_running_stats or bn.running_mean is None:
-                    raise ValueError(f"{pname}.{bn_name} has no running statistics (track_running_stats=False): it cannot be folded")
+                    raise ValueError(f"{pname}.{bn_name} has no running statistics (track_running_stats=False): "
+                                     f"it cannot be folded")
                 pairs.append((pname, ln, bn_name)); folded.add(bn)
     left = [n for n, m in model.named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and m not in folded]
     if left:
-        raise ValueError(f"fold_bn cannot fold these batch norms (not registered right after a conv/linear in a known container): {left}")
+        raise ValueError(f"fold_bn cannot fold these batch norms "
+                         f"(not registered right after a conv/linear in a known container): {left}")
     return pairs
 
 def _prefix(pname: str) -> str: return f"{pname}." if pname else ""
@@ -187,10 +195,12 @@ def _folded_state(model: nn.Module, pairs) -> dict[str, torch.Tensor]:
         for k in [k for k in sd if k.startswith(f"{p}{bn_name}.")]: del sd[k]
     return sd
 
+# %% ../nbs/02_encoder.ipynb #c5aba52f
 def fold_bn(model: nn.Module,  # a network of this module (ResNet18, ContrastiveNet, or a Sequential holding one)
             into: nn.Module | None = None,  # a previous fold_bn(model) result to refresh in place (CUDA graphs)
            ) -> nn.Module:  # eval-mode copy without batch norms, parameters with requires_grad=False
-    "Copy of `model` with every BatchNorm folded into the conv (or linear) before it: the same function as model.eval()."
+    ("Copy of `model` with every BatchNorm folded into the conv (or linear) before it: "
+     "the same function as model.eval().")
     pairs = _fold_pairs(model)
     state = _folded_state(model, pairs)
     if into is None:
@@ -199,13 +209,15 @@ def fold_bn(model: nn.Module,  # a network of this module (ResNet18, Contrastive
             parent = into.get_submodule(pname)
             layer = getattr(parent, ln)
             if layer.bias is None:
-                layer.bias = nn.Parameter(torch.empty(layer.weight.shape[0], device=layer.weight.device, dtype=layer.weight.dtype))
+                layer.bias = nn.Parameter(torch.empty(layer.weight.shape[0], device=layer.weight.device,
+                                                      dtype=layer.weight.dtype))
             setattr(parent, bn_name, nn.Identity())
         for p in into.parameters(): p.grad = None
     else:
         have = {k: v.shape for k, v in into.state_dict().items()}
         if have != {k: v.shape for k, v in state.items()}:
-            raise ValueError("`into` is not a fold_bn copy of this model (its tensors' names or shapes differ); call fold_bn(model) first")
+            raise ValueError("`into` is not a fold_bn copy of this model (its tensors' names or shapes differ); "
+                             "call fold_bn(model) first")
     into.load_state_dict(state)  # copies into the existing tensors (keeps their addresses and memory format)
     return into.eval().requires_grad_(False)
 
@@ -224,25 +236,32 @@ class _ChannelsLastInput(nn.Module):
 
 def attack_copy(model: nn.Module,  # a network (a classifier, an encoder) in eval mode
                 device: torch.device,  # where it runs
-               ) -> nn.Module:  # on CUDA: a BN-folded channels-last copy (the same function); elsewhere the model itself
-    "The network attacks run on: on CUDA a copy with batch-norm folded, computing in channels-last memory, else `model`."
+                # on CUDA: a BN-folded channels-last copy (the same function); elsewhere the model itself
+               ) -> nn.Module:
+    ("The network attacks run on: on CUDA a copy with batch-norm folded, computing in channels-last memory, "
+     "else `model`.")
     if torch.device(device).type != 'cuda': return model
     try: m = fold_bn(model)
     except ValueError: m = copy.deepcopy(model).eval()   # a network fold_bn does not know: attack an unfolded copy
     return _ChannelsLastInput(m).eval()
 
-RECOMPILE_LIMIT = 64   # dynamo's limit on compiled variants of one function, raised to this by `compile_dynamic` (torch's default: 8)
+# dynamo's limit on compiled variants of one function, raised to this by `compile_dynamic` (torch's default: 8)
+RECOMPILE_LIMIT = 64
 
 def _limit_name() -> str:
     "The name of dynamo's recompile limit in this torch (`cache_size_limit` before torch 2.7)."
     import torch._dynamo
     return 'recompile_limit' if hasattr(torch._dynamo.config, 'recompile_limit') else 'cache_size_limit'
 
-def compile_dynamic(model: nn.Module,  # a network (e.g. `attack_copy`'s), called with and without gradients, at many batch sizes
-                    device: torch.device,  # where it runs
-                   ) -> nn.Module:  # on CUDA: the model under torch.compile with dynamic shapes (compiled at its first calls); elsewhere the model itself
-    "On CUDA `torch.compile(model, dynamic=True)`, with dynamo's recompile limit raised to `RECOMPILE_LIMIT`, else `model`."
+def compile_dynamic(
+    model: nn.Module,  # a network (e.g. `attack_copy`'s), called with and without gradients, at many batch sizes
+    device: torch.device,  # where it runs
+    # on CUDA: the model under torch.compile with dynamic shapes (compiled at its first calls); else the model itself
+) -> nn.Module:
+    ("On CUDA `torch.compile(model, dynamic=True)`, with dynamo's recompile limit raised to `RECOMPILE_LIMIT`, "
+     "else `model`.")
     if torch.device(device).type != 'cuda': return model
     k = _limit_name(); cfg = torch._dynamo.config   # (_limit_name imports torch._dynamo)
-    setattr(cfg, k, max(getattr(cfg, k), RECOMPILE_LIMIT))   # one evaluation needs more variants than the default 8 (see below)
+    # one evaluation needs more variants than the default 8 (see below)
+    setattr(cfg, k, max(getattr(cfg, k), RECOMPILE_LIMIT))
     return torch.compile(model, dynamic=True)
