@@ -6,6 +6,7 @@
 from __future__ import annotations
 import dataclasses, json, math, os, re
 from dataclasses import dataclass, field
+from .core import check_field_types
 from .data import check_name
 
 # %% auto #0
@@ -81,16 +82,9 @@ class TrainConfig:
          "`swaro_nb.methods.check_config`)."); _check_types(self); _check_values(self, world_size); return self
 
 # %% ../nbs/06_config.ipynb #f914142d
-_TYPES = {'int': int, 'float': (int, float), 'str': str, 'bool': bool, 'dict': dict}
-
 def _check_types(c: TrainConfig):
     "Raise `ConfigError` when a field's value does not have the field's declared type."
-    for f in dataclasses.fields(c):
-        v, kinds = getattr(c, f.name), str(f.type).replace(' ', '').split('|')
-        if v is None and 'None' in kinds: continue
-        ok = any(isinstance(v, _TYPES[k]) and not (k in ('int', 'float') and isinstance(v, bool))
-                 for k in kinds if k in _TYPES)
-        if not ok: raise ConfigError(f"{f.name}: expected {f.type}, got {v!r} ({type(v).__name__})")
+    check_field_types(c, ConfigError)
 
 def _check_values(c: TrainConfig, world_size: int):
     "Raise `ConfigError` on impossible values of the fields every run shares."

@@ -10,10 +10,10 @@ from typing import Callable
 import torch
 
 # %% auto #0
-__all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'to_float', 'eval_mode',
-           'extract_features', 'flop_counter', 'git_commit', 'device_name', 'run_stamp', 'atomic_save', 'atomic_json',
-           'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record', 'median_ms', 'pack_bits',
-           'unpack_bits', 'pack_codes', 'unpack_codes']
+__all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'check_field_types', 'to_float',
+           'eval_mode', 'extract_features', 'flop_counter', 'git_commit', 'device_name', 'run_stamp', 'atomic_save',
+           'atomic_json', 'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record', 'median_ms',
+           'pack_bits', 'unpack_bits', 'pack_codes', 'unpack_codes']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -61,6 +61,20 @@ def check_int(v,                  # the value a user passed
     if i is None or i < low:
         raise ValueError(f"{name} must be an int >= {low}{' or None' if none else ''}, got {v!r}")
     return i
+
+_FIELD_TYPES = {'int': int, 'float': (int, float), 'str': str, 'bool': bool, 'list': (list, tuple), 'dict': dict}
+
+def check_field_types(obj,  # a dataclass instance whose field types are strings such as 'int | None' (postponed annotations)
+                      error=ValueError,  # the exception raised
+                     ):
+    "Raise `error` naming the first field whose value lacks its declared type (a bool is not an int or a float)."
+    import dataclasses
+    for f in dataclasses.fields(obj):
+        v, kinds = getattr(obj, f.name), str(f.type).replace(' ', '').split('|')
+        if v is None and 'None' in kinds: continue
+        ok = any(isinstance(v, _FIELD_TYPES[k]) and not (k in ('int', 'float') and isinstance(v, bool))
+                 for k in kinds if k in _FIELD_TYPES)
+        if not ok: raise error(f"{f.name}: expected {f.type}, got {v!r} ({type(v).__name__})")
 
 # %% ../nbs/00a_core.ipynb #e876efe0
 def to_float(x: torch.Tensor,  # uint8 images (values 0..255) or floating-point images in [0, 1]

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import dataclasses, math
 from dataclasses import dataclass, field
+from .core import check_field_types
 from .data import check_name
 from .eval_attacks import (DEFAULT_ATTACKS, TABLE3_ATTACKS, ROCL_ATTACKS, AUTOATTACK_ATTACKS,
                                    REF_AUTOATTACK_ATTACKS, STRONG_ATTACKS, ALL_ATTACKS, resolve_attacks)
@@ -90,16 +91,9 @@ SMOKE_MEMBERS = {  # the worst cases' strong members and torchattacks' AutoAttac
 }
 
 # %% ../nbs/07d_eval_config.ipynb #f1c7e267
-_TYPES = {'int': int, 'float': (int, float), 'str': str, 'bool': bool, 'list': (list, tuple), 'dict': dict}
-
 def _check_fields(c):
     "ConfigError when a field's value does not have the field's declared type."
-    for f in dataclasses.fields(c):
-        v, kinds = getattr(c, f.name), str(f.type).replace(' ', '').split('|')
-        if v is None and 'None' in kinds: continue
-        ok = any(isinstance(v, _TYPES[k]) and not (k in ('int', 'float') and isinstance(v, bool))
-                 for k in kinds if k in _TYPES)
-        if not ok: raise ConfigError(f"{f.name}: expected {f.type}, got {v!r} ({type(v).__name__})")
+    check_field_types(c, ConfigError)
 
 def _check_values(c, n_test_images, n_train_per_class):
     "ConfigError on impossible values."
