@@ -100,8 +100,7 @@ def check_extra(cfg: TrainConfig):
 
 def choose_preset(preset: str | None, cuda: bool | None = None, epochs: int | None = None) -> tuple:
     ("(preset a console or notebook run trains, note to print or None): none named is `smoke` on a CPU; "
-     "on a GPU, the defaults")
-    " if `epochs` is given, else a `ConfigError`."
+     "on a GPU, the defaults if `epochs` is given, else a `ConfigError`.")
     if preset is not None: return preset, None
     if cuda is None:
         import torch
