@@ -21,7 +21,8 @@ from .eval_config import EvalConfig
 # %% auto #0
 __all__ = ['PIECE_BYTES', 'BUDGET_BYTES', 'MANIFEST', 'MANIFEST_VERSION', 'ABOUT', 'PROJECT_URL', 'WeightsError', 'weights_dir',
            'cache_dir', 'split_blob', 'pack_pretrained', 'read_manifest', 'list_pretrained', 'pretrained_info',
-           'load_pretrained', 'check_pretrained', 'evaluate_pretrained', 'robustbench_info', 'export_robustbench']
+           'load_pretrained', 'check_pretrained', 'evaluate_pretrained', 'pretrained_run', 'robustbench_info',
+           'export_robustbench']
 
 # %% ../nbs/10e_hub.ipynb #2aaebb68
 PIECE_BYTES = 15 << 20  # the largest piece: 15 MiB (the GPU host returns files of at most 16 MiB)
@@ -363,6 +364,22 @@ def evaluate_pretrained(name: str,  # a name `list_pretrained` gives
                                 train=dict(epochs_done=e['epochs'], weights=f'{name} (committed, float16)'))
 
 # %% ../nbs/10e_hub.ipynb #2cfaa5e6
+def pretrained_run(name: str,  # a name `list_pretrained` gives
+                   dest,  # the run folder to write (created; its files are replaced)
+                   root=None,  # the repository's weights/ (None), a folder, or an http(s) base address
+                  ) -> Path:  # the run folder
+    "A run folder (config.json, run.json, the encoder alone as weights.pt) of a committed model, every piece checked."
+    e, dest = pretrained_info(name, root), Path(dest)
+    enc = torch.load(io.BytesIO(_read_files(name, e, ['encoder'], root)['encoder']), map_location='cpu', weights_only=True)
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_json(e['config'], dest / 'config.json')
+    tr = e.get('train_record') and (_repo_root() / e['train_record'] if not Path(e['train_record']).is_absolute() else Path(e['train_record']))
+    rec = json.loads(tr.read_text()) if tr and tr.is_file() else dict(run=e['run'], method=e['method'], epochs_done=e['epochs'])
+    atomic_json(dict(rec, weights_from=f"weights/{name} (float16 encoder, sha256 checked)"), dest / 'run.json')
+    atomic_save({'encoder': enc}, dest / 'weights.pt')
+    return dest
+
+# %% ../nbs/10e_hub.ipynb #94dd567a
 _RB_MODULE = '''"""@DOC@
 
 Written by swaro_nb.hub.export_robustbench: the whole model, only torch needed; inputs are images in [0, 1]."""
@@ -419,7 +436,7 @@ def load_model(path=None, device='cpu'):
     return model.to(device).eval()
 '''
 
-# %% ../nbs/10e_hub.ipynb #5dc5334a
+# %% ../nbs/10e_hub.ipynb #d098615b
 PROJECT_URL = 'https://github.com/swaro-nb/swaro_nb'
 _THREATS = {'Linf': ('linf_8', '8/255', 'l_inf'), 'L2': ('l2_05', '0.5', 'l_2')}  # RobustBench's threat model: ours
 

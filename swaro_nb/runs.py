@@ -91,6 +91,14 @@ def _train_record(d: Path, obj, wf: Path, cfg: TrainConfig) -> dict:
     rec['weights'] = str(wf)
     return rec
 
+def _load_encoder_only(net, method, sd: dict, wf: Path, cfg: TrainConfig):
+    "Load an encoder's state dict alone into `net`: the rest (the projection head, which no evaluation uses) is set to zeros."
+    with torch.no_grad():
+        for t in net.state_dict().values(): t.zero_()   # deterministic: the network's digest does not depend on an initialisation
+    try: method.encoder(net).load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in sd.items()})
+    except RuntimeError as e:
+        raise RunError(f"the encoder in {wf} does not fit a {cfg.method} encoder of width {cfg.width}: {str(e)[:300]}") from None
+
 def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or config.json plus weights.pt
              device=None,  # where to put the network (default: CUDA if available)
              weights=None,  # a weights file to use instead of the folder's own (checkpoint or plain state_dict)
@@ -112,12 +120,16 @@ def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or conf
         except json.JSONDecodeError as e: raise RunError(f"{cj} is not valid JSON ({e}); copy it again") from None
     cfg = config_from_dict(cd)
     method = get_method(cfg.method)(cfg)
-    net = method.build_model()
-    try: net.load_state_dict(_state_dict(obj, wf))
-    except RuntimeError as e:
-        raise RunError(f"the weights in {wf} do not fit a {cfg.method} network of width {cfg.width} "
-                       f"(config of {d}): {str(e)[:300]}") from None
-    return net.to(as_device(device)).eval(), method, cfg, _train_record(d, obj, wf, cfg)
+    net, alone = method.build_model(), isinstance(obj, dict) and isinstance(obj.get('encoder'), dict)
+    if alone: _load_encoder_only(net, method, obj['encoder'], wf, cfg)   # a committed encoder (`10e_hub.pretrained_run`)
+    else:
+        try: net.load_state_dict(_state_dict(obj, wf))
+        except RuntimeError as e:
+            raise RunError(f"the weights in {wf} do not fit a {cfg.method} network of width {cfg.width} "
+                           f"(config of {d}): {str(e)[:300]}") from None
+    rec = _train_record(d, obj, wf, cfg)
+    if alone: rec['weights_kind'] = 'encoder alone (projection head zeros)'
+    return net.to(as_device(device)).eval(), method, cfg, rec
 
 # %% ../nbs/10_runs.ipynb #a3a0861d
 def export_weights(run_dir,  # a run folder with checkpoint.pt
