@@ -370,11 +370,13 @@ def pretrained_run(name: str,  # a name `list_pretrained` gives
                   ) -> Path:  # the run folder
     "A run folder (config.json, run.json, the encoder alone as weights.pt) of a committed model, every piece checked."
     e, dest = pretrained_info(name, root), Path(dest)
-    enc = torch.load(io.BytesIO(_read_files(name, e, ['encoder'], root)['encoder']), map_location='cpu', weights_only=True)
+    blob = _read_files(name, e, ['encoder'], root)['encoder']
+    enc = torch.load(io.BytesIO(blob), map_location='cpu', weights_only=True)
     dest.mkdir(parents=True, exist_ok=True)
     atomic_json(e['config'], dest / 'config.json')
-    tr = e.get('train_record') and (_repo_root() / e['train_record'] if not Path(e['train_record']).is_absolute() else Path(e['train_record']))
-    rec = json.loads(tr.read_text()) if tr and tr.is_file() else dict(run=e['run'], method=e['method'], epochs_done=e['epochs'])
+    tr = e.get('train_record') and _repo_root() / e['train_record']   # relative to the repository (an absolute path stays)
+    rec = (json.loads(tr.read_text()) if tr and tr.is_file()
+           else dict(run=e['run'], method=e['method'], epochs_done=e['epochs']))
     atomic_json(dict(rec, weights_from=f"weights/{name} (float16 encoder, sha256 checked)"), dest / 'run.json')
     atomic_save({'encoder': enc}, dest / 'weights.pt')
     return dest

@@ -92,12 +92,13 @@ def _train_record(d: Path, obj, wf: Path, cfg: TrainConfig) -> dict:
     return rec
 
 def _load_encoder_only(net, method, sd: dict, wf: Path, cfg: TrainConfig):
-    "Load an encoder's state dict alone into `net`: the rest (the projection head, which no evaluation uses) is set to zeros."
-    with torch.no_grad():
-        for t in net.state_dict().values(): t.zero_()   # deterministic: the network's digest does not depend on an initialisation
+    "Load an encoder's state dict alone into `net`; the rest (the projection head, unused by evaluations) is zeros."
+    with torch.no_grad():   # deterministic: the network's digest does not depend on an initialisation
+        for t in net.state_dict().values(): t.zero_()
     try: method.encoder(net).load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in sd.items()})
     except RuntimeError as e:
-        raise RunError(f"the encoder in {wf} does not fit a {cfg.method} encoder of width {cfg.width}: {str(e)[:300]}") from None
+        raise RunError(f"the encoder in {wf} does not fit a {cfg.method} encoder of width {cfg.width}: "
+                       f"{str(e)[:300]}") from None
 
 def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or config.json plus weights.pt
              device=None,  # where to put the network (default: CUDA if available)
@@ -121,7 +122,7 @@ def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or conf
     cfg = config_from_dict(cd)
     method = get_method(cfg.method)(cfg)
     net, alone = method.build_model(), isinstance(obj, dict) and isinstance(obj.get('encoder'), dict)
-    if alone: _load_encoder_only(net, method, obj['encoder'], wf, cfg)   # a committed encoder (`10e_hub.pretrained_run`)
+    if alone: _load_encoder_only(net, method, obj['encoder'], wf, cfg)   # a committed encoder (`10e_hub`)
     else:
         try: net.load_state_dict(_state_dict(obj, wf))
         except RuntimeError as e:
