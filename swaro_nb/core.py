@@ -64,7 +64,7 @@ def check_int(v,                  # the value a user passed
 
 _FIELD_TYPES = {'int': int, 'float': (int, float), 'str': str, 'bool': bool, 'list': (list, tuple), 'dict': dict}
 
-def check_field_types(obj,  # a dataclass instance whose field types are strings such as 'int | None' (postponed annotations)
+def check_field_types(obj,  # a dataclass instance, its field types strings such as 'int | None'
                       error=ValueError,  # the exception raised
                      ):
     "Raise `error` naming the first field whose value lacks its declared type (a bool is not an int or a float)."

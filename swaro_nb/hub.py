@@ -374,7 +374,7 @@ def pretrained_run(name: str,  # a name `list_pretrained` gives
     enc = torch.load(io.BytesIO(blob), map_location='cpu', weights_only=True)
     dest.mkdir(parents=True, exist_ok=True)
     atomic_json(e['config'], dest / 'config.json')
-    tr = e.get('train_record') and _repo_root() / e['train_record']   # relative to the repository (an absolute path stays)
+    tr = e.get('train_record') and _repo_root() / e['train_record']   # relative to the repository, or absolute
     rec = (json.loads(tr.read_text()) if tr and tr.is_file()
            else dict(run=e['run'], method=e['method'], epochs_done=e['epochs']))
     atomic_json(dict(rec, weights_from=f"weights/{name} (float16 encoder, sha256 checked)"), dest / 'run.json')

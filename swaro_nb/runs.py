@@ -65,6 +65,16 @@ def load_weights(path_or_dir  # a run folder, a checkpoint.pt, or a plain state_
     return _state_dict(_torch_load(f), f)
 
 # %% ../nbs/10_runs.ipynb #350fbd26
+def _load_encoder_only(net, method, sd: dict, wf: Path, cfg: TrainConfig):
+    "Load an encoder's state dict alone into `net`; the rest (the projection head, unused by evaluations) is zeros."
+    with torch.no_grad():   # deterministic: the network's digest does not depend on an initialisation
+        for t in net.state_dict().values(): t.zero_()
+    try: method.encoder(net).load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in sd.items()})
+    except RuntimeError as e:
+        raise RunError(f"the encoder in {wf} does not fit a {cfg.method} encoder of width {cfg.width}: "
+                       f"{str(e)[:300]}") from None
+
+# %% ../nbs/10_runs.ipynb #ec06edbe
 def config_from_dict(d: dict  # a TrainConfig as a dict (checkpoint['config'] or config.json)
                     ) -> TrainConfig:
     ("A validated `TrainConfig` from a saved dict; fields this version does not know are dropped with a warning, "
@@ -90,15 +100,6 @@ def _train_record(d: Path, obj, wf: Path, cfg: TrainConfig) -> dict:
     rec.setdefault('epochs_done', None)
     rec['weights'] = str(wf)
     return rec
-
-def _load_encoder_only(net, method, sd: dict, wf: Path, cfg: TrainConfig):
-    "Load an encoder's state dict alone into `net`; the rest (the projection head, unused by evaluations) is zeros."
-    with torch.no_grad():   # deterministic: the network's digest does not depend on an initialisation
-        for t in net.state_dict().values(): t.zero_()
-    try: method.encoder(net).load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in sd.items()})
-    except RuntimeError as e:
-        raise RunError(f"the encoder in {wf} does not fit a {cfg.method} encoder of width {cfg.width}: "
-                       f"{str(e)[:300]}") from None
 
 def load_run(run_dir,  # a run folder (runs/<name>/) with checkpoint.pt, or config.json plus weights.pt
              device=None,  # where to put the network (default: CUDA if available)
