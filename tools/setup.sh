@@ -38,7 +38,7 @@ if [ "$ready" = 0 ] || [ setup.py -nt .venv/.swaro_installed ] || [ settings.ini
   touch .venv/.swaro_installed
 fi
 # the Jupyter kernel papermill runs experiment notebooks with
-if ! .venv/bin/jupyter kernelspec list 2>/dev/null | grep -q python3; then
+if ! .venv/bin/jupyter kernelspec list 2>/dev/null | grep python3 > /dev/null; then
   step "registering the Jupyter kernel python3 in .venv (papermill runs the experiment notebooks with it)"
   "$PY" -m ipykernel install --sys-prefix >/dev/null
 fi

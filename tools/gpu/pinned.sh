@@ -18,8 +18,9 @@ git rev-parse --git-dir > /dev/null 2>&1 || err "run it from a git checkout of t
 sha=$(git rev-parse --verify --quiet "$ref^{commit}") || err "$ref is neither a tag nor a commit here (git tag -l; git log --oneline)"
 for f in swaro_nb/robustness.py tools/gpu/repro_session.sh tools/gpu/common.sh tools/gpu/ref_extras.py tools/gpu/poll.sh; do
   git cat-file -e "$sha:$f" 2> /dev/null || err "$ref ($sha) has no $f: pin a commit that holds the five-seed tools (tools/gpu/README.md)"; done
-git show "$sha:tools/gpu/repro_session.sh" | grep -q EVAL_FROM || err "$ref's repro_session.sh has no EVAL_FROM: pin a later commit"
-git show "$sha:swaro_nb/eval_attacks.py" | grep -q REF_AUTOATTACK_ATTACKS || err "$ref's library has no reference AutoAttack: pin a later commit"
+# git grep, not `git show | grep -q`: under pipefail, grep -q's early exit can kill git show with SIGPIPE and fail the check
+git grep -q EVAL_FROM "$sha" -- tools/gpu/repro_session.sh || err "$ref's repro_session.sh has no EVAL_FROM: pin a later commit"
+git grep -q REF_AUTOATTACK_ATTACKS "$sha" -- swaro_nb/eval_attacks.py || err "$ref's library has no reference AutoAttack: pin a later commit"
 case "$dest" in .gpu/*) ;; *) [ -n "${PIN_ANY_DEST:-}" ] || err "DEST $dest is not under .gpu/ (ignored by git; PIN_ANY_DEST=1 to allow)";; esac
 rm -rf "$dest"; mkdir -p "$dest"
 git archive "$sha" swaro_nb tools setup.py settings.ini | tar -x -C "$dest"
