@@ -271,6 +271,43 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     assert 'training on GPU' not in ev2 and 'evaluating' not in ev2 and not (S2 / 'preloaded.tiny').exists(), ev2
 
 
+def test_repro_session_evaluates_a_committed_encoder(tmp_path):
+    "A run whose lease weights are gone: its encoder from the hub's pieces (land_five_seed.py stage --from-hub), checked by PRELOAD, evaluated."
+    import os, subprocess, sys, torch
+    from swaro_nb import hub
+    work, S, W, hubw = tmp_path / 'work', tmp_path / 's', tmp_path / 'w', tmp_path / 'hub'
+    (work / 'results' / 'runs').mkdir(parents=True)
+    env = dict(os.environ, OMP_NUM_THREADS='1', MPLBACKEND='Agg', PYTHONPATH=str(ROOT))
+    tiny = ['--preset', 'smoke', '--name', 'tiny', '--epochs', '1', '--subset-per-class', '10', '--batch-size', '50', '--width', '8',
+            '--proj-hidden', '64', '--monitor-bank', '100', '--monitor-test', '50', '--n-clusters', '10', '--attack-steps', '2',
+            '--attack-groups', '1', '--attack-warmup-epochs', '1', '--out-dir', str(tmp_path / 'runs'), '--progress', 'false']
+    subprocess.run([sys.executable, '-m', 'swaro_nb.cli', 'train', *tiny], env=env, check=True, capture_output=True, cwd=tmp_path)
+    hub.pack_pretrained(tmp_path / 'runs' / 'tiny', dest=hubw)   # the encoder alone in pieces, as weights/ holds them
+    for f in ('config.json', 'run.json', 'metrics.jsonl'):
+        (work / 'results/runs/tiny').mkdir(exist_ok=True); (work / 'results/runs/tiny' / f).write_bytes((tmp_path / 'runs/tiny' / f).read_bytes())
+    (work / 'tools').symlink_to(ROOT / 'tools')
+    st = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'stage', '--from-hub', 'tiny', '--to', '.gpu/e1',
+                         '--root', str(work), '--weights-root', str(hubw)], env=env, capture_output=True, text=True)
+    assert st.returncode == 0, st.stderr
+    man = json.loads((work / 'results/weights-five-seed.json').read_text())['runs']['tiny']
+    assert set(man) == {'encoder_sha256', 'encoder_bytes', 'encoder_from'}, man   # no lease weights recorded for it
+    subprocess.run(['sh', str(work / '.gpu/e1/receive.sh')], env=dict(env, WEIGHTS_DIR=str(W)), check=True, capture_output=True)
+    assert torch.load(W / 'tiny.pt', weights_only=True).keys() == {'encoder'}
+    env.update(SMOKE='1', S=str(S), RUNS='tiny:smoke:0', PRELOAD='tiny', WEIGHTS_DIR=str(W), DEADLINE='400',
+               PYTHON=sys.executable, GPUS='0', PROCS='1', EVAL_FROM='f16')
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=env, cwd=work, capture_output=True, text=True, timeout=420)
+    events = (S / 'events.log').read_text()
+    assert r.returncode == 0 and 'tiny: preloaded (weights checked)' in events and 'tiny: eval (fp32) exit 0' in events, events
+    rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
+    assert rec['run'] == 'tiny' and 'linf_8' in rec['metrics'] and rec['train']['weights_kind'].startswith('encoder alone'), rec.get('train')
+    # an encoder of another run under this name: refused
+    other = torch.load(W / 'tiny.pt', weights_only=True); k = next(iter(other['encoder']))
+    other['encoder'][k] = other['encoder'][k] + 1; torch.save(other, W / 'tiny.pt')
+    S2 = tmp_path / 's2'
+    subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=dict(env, S=str(S2)), cwd=work, capture_output=True, text=True, timeout=120)
+    assert 'tiny: not preloaded (missing or wrong weights)' in (S2 / 'events.log').read_text()
+
+
 def test_processes_sharing_a_gpu_share_its_time():
     "A record's process-seconds times its GPUs over its processes are GPU-seconds; predictions divide by eval_gpus, not procs."
     one = evrec(); one['_file'] = 'a'

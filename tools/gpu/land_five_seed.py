@@ -3,6 +3,7 @@
 
   python tools/gpu/land_five_seed.py land PACK --logs 2026-11-28-a-h200x4 [--weights DIR] [--plan PLAN] [--commit SHA]
   python tools/gpu/land_five_seed.py stage c10-200-swaro-s0 c10-200-rocl-s0 --to .gpu/five-seed-w1
+  python tools/gpu/land_five_seed.py stage --from-hub c10-200-swaro-s0 c10-200-rocl-s0 --to .gpu/five-seed-e1
 
 land: PACK is the pack.tar that poll.sh brought back, or the folder it was unpacked into (a tar is unpacked beside it, into
 PACK.d/). It copies, printing each step:
@@ -21,6 +22,10 @@ are filled from). --plan writes results/eval/five-seed/layout.json (each run's e
 the records' process-seconds into GPU-seconds with).
 stage: a folder of at most --max-mb (48) under .gpu/ with the runs' joined weights and heads and a receive.sh that puts them
 in /root/swaro/weights/<run>.pt and <run>-eval-heads.pt ($WEIGHTS_DIR; PRELOAD and plans/five-seed-side.sh read them there).
+stage --from-hub: the same folder with each run's float16 encoder alone, from the pieces committed in weights/
+(swaro_nb.hub.pretrained_run checks them), as <run>.pt ({'encoder': state_dict}, a run folder's weights.pt); its sha256
+goes into results/weights-five-seed.json as the run's encoder_sha256, which PRELOAD accepts (tools/gpu/check_weights.py).
+No heads: for runs not yet evaluated (python tools/gpu/land_five_seed.py stage --from-hub RUN RUN --to .gpu/five-seed-e1).
 """
 from __future__ import annotations
 import argparse, hashlib, json, re, shutil, sys, tarfile
@@ -161,9 +166,32 @@ def land(a) -> int:
     return 0
 
 
+def hub_encoders(a, root: Path, tmp: Path) -> list:
+    "Each run's float16 encoder as a run folder's weights.pt (swaro_nb.hub.pretrained_run, every piece checked), its sha256 in MANIFEST."
+    if str(root) not in sys.path: sys.path.insert(0, str(root))
+    from swaro_nb.hub import pretrained_run, WeightsError
+    man = json.loads((root / MANIFEST).read_text()) if (root / MANIFEST).is_file() else {'runs': {}}
+    files = []
+    for run in a.runs:
+        try: w = pretrained_run(run, tmp / run, a.weights_root) / 'weights.pt'
+        except WeightsError as e: raise LandError(f"{run}: {e}") from None
+        f = w.rename(tmp / f'{run}.pt'); files.append(f)
+        man['runs'].setdefault(run, {}).update(
+            encoder_sha256=sha256(f), encoder_bytes=f.stat().st_size,
+            encoder_from=f"weights/{run} (swaro_nb.hub.pretrained_run: the float16 encoder alone, {{'encoder': state_dict}})")
+    (root / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
+    (root / MANIFEST).write_text(json.dumps(man, indent=1) + '\n')
+    print(f"{MANIFEST}: encoder_sha256 of {', '.join(a.runs)} recorded (what repro_session.sh PRELOAD checks them against)")
+    return files
+
+
 def stage(a) -> int:
     root = Path(a.root).resolve(); to = Path(a.to)
     if not str(to).startswith('.gpu/'): raise LandError(f"--to {to}: stage under .gpu/ (git-ignored), e.g. .gpu/five-seed-w1")
+    if a.from_hub:
+        tmp = root / '.gpu' / '.stage-tmp'; shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
+        try: return _stage_files(a, root, to, hub_encoders(a, root, tmp), 'float16 encoders (from weights/)')
+        finally: shutil.rmtree(tmp, ignore_errors=True)
     files = []
     for run in a.runs:
         d = root / STORE / run
@@ -171,6 +199,10 @@ def stage(a) -> int:
         for f in (w, h):
             if not f.is_file(): raise LandError(f"{f} is missing: land the lease that trained {run} with --weights first")
         files += [w, h]
+    return _stage_files(a, root, to, files, 'float16 weights and fitted heads')
+
+
+def _stage_files(a, root: Path, to: Path, files: list, what: str) -> int:
     mb = sum(f.stat().st_size for f in files) / 2 ** 20
     if mb > a.max_mb: raise LandError(f"{', '.join(a.runs)}: {mb:.0f} MiB is more than --max-mb {a.max_mb}: stage fewer runs a folder")
     dst = root / to
@@ -178,11 +210,11 @@ def stage(a) -> int:
     dst.mkdir(parents=True)
     for f in files: shutil.copy2(f, dst / f.name)
     (dst / 'receive.sh').write_text(
-        "#!/bin/sh\n# float16 weights and fitted heads of " + ' '.join(a.runs) + " (tools/gpu/land_five_seed.py stage), into WEIGHTS_DIR\n"
+        f"#!/bin/sh\n# {what} of " + ' '.join(a.runs) + " (tools/gpu/land_five_seed.py stage), into WEIGHTS_DIR\n"
         "# (/root/swaro/weights), each copied under a temporary name and renamed: a job waiting for them never reads half a file\n"
         "set -e\nd=${WEIGHTS_DIR:-/root/swaro/weights}; mkdir -p $d\n"
         "for f in \"$(dirname \"$0\")\"/*.pt; do cp \"$f\" $d/.incoming && mv $d/.incoming $d/$(basename \"$f\"); done\n"
-        f"echo \"weights and heads of {' '.join(a.runs)} in $d\"\n")
+        f"echo \"{what} of {' '.join(a.runs)} in $d\"\n")
     print(f"staged {', '.join(a.runs)} in {to} ({mb:.1f} MiB): carry it in a call and run its receive.sh there")
     return 0
 
@@ -201,6 +233,9 @@ def main(argv=None) -> int:
     s = sub.add_parser('stage', help="a .gpu/ folder with runs' weights and heads for a later lease")
     s.add_argument('runs', nargs='+'); s.add_argument('--to', required=True); s.add_argument('--max-mb', type=float, default=48)
     s.add_argument('--root', default='.')
+    s.add_argument('--from-hub', action='store_true',
+                   help="the encoders committed in weights/ (swaro_nb.hub), for runs whose lease weights are gone: evaluation only")
+    s.add_argument('--weights-root', default=None, help="with --from-hub: the hub's weights folder (default: the checkout's weights/)")
     a = ap.parse_args(argv)
     try: return land(a) if a.cmd == 'land' else stage(a)
     except LandError as e: print(f"land_five_seed: error: {e}", file=sys.stderr); return 2

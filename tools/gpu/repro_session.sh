@@ -27,7 +27,8 @@
 #   then float32 only when at least LATER_MIN (330) seconds are left),
 #   PRELOAD (optional run names trained in an earlier lease: each gets a folder in $R from results/runs/<name>/ and the
 #   weights $WEIGHTS_DIR/<name>.pt (/root/swaro/weights, where .gpu/weights-* receive.sh put them), checked against
-#   results/weights-*.json; never trained again: there for AFTER, and a preloaded name that is also in RUNS is evaluated
+#   results/weights-*.json by check_weights.py (the lease's float16 export, or the encoder alone that
+#   `land_five_seed.py stage --from-hub` makes from weights/: an evaluation reads nothing else); never trained again: there for AFTER, and a preloaded name that is also in RUNS is evaluated
 #   like the others, without training - an evaluation-only lease),
 #   AFTER (optional: a command run once every run is evaluated, with PY, R, S and
 #   LEFT (seconds to the deadline) set, bounded by the deadline, its output in logs/after.log, e.g. the black-box matrix:
@@ -133,8 +134,7 @@ tsne_plot(sys.argv[1], te.images, te.labels, te.classes, n=2000, path=sys.argv[2
 rm -f $S/preloaded.*
 for n in ${PRELOAD:-}; do   # runs of an earlier lease, for AFTER (and evaluated when in RUNS)
   mkdir -p $R/$n && cp results/runs/$n/{config.json,run.json,metrics.jsonl} $R/$n/ && cp ${WEIGHTS_DIR:-/root/swaro/weights}/$n.pt $R/$n/weights.pt \
-    && $PY -c "import sys, json, glob, hashlib; want = {k: v['sha256'] for f in glob.glob('results/weights-*.json') for k, v in json.load(open(f))['runs'].items()}
-got = hashlib.sha256(open(sys.argv[2], 'rb').read()).hexdigest(); sys.exit(0 if want.get(sys.argv[1]) == got else 1)" $n $R/$n/weights.pt \
+    && $PY tools/gpu/check_weights.py $n $R/$n/weights.pt \
     && { touch $S/preloaded.$n; log "$n: preloaded (weights checked)"; } || { log "$n: not preloaded (missing or wrong weights)"; rm -rf $R/$n; }
 done
 if [ -n "${SIDE:-}" ]; then

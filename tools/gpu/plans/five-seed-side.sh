@@ -15,9 +15,7 @@ T0=$(date +%s); END=${SIDE_END:-900}; G=${SIDE_GPU:-3}; PY=${PYTHON:-python3}; W
 left() { echo $(( END - ($(date +%s) - T0) )); }
 say() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*"; }
 ok() {   # run name: its float16 weights and heads are in W and the weights are those results/weights-*.json names
-  [ -f $W/$1.pt ] && [ -f $W/$1-eval-heads.pt ] && $PY -c "import sys, json, glob, hashlib
-want = {k: v['sha256'] for f in glob.glob('results/weights-*.json') for k, v in json.load(open(f))['runs'].items()}
-sys.exit(0 if want.get(sys.argv[1]) == hashlib.sha256(open(sys.argv[2], 'rb').read()).hexdigest() else 1)" $1 $W/$1.pt; }
+  [ -f $W/$1.pt ] && [ -f $W/$1-eval-heads.pt ] && $PY tools/gpu/check_weights.py $1 $W/$1.pt; }
 if [ -n "${EXTRAS:-}" ]; then
   ready=()
   for n in $EXTRAS; do
