@@ -327,7 +327,7 @@ def test_reference_autoattack_is_priced_then_measured(tmp_path, capsys):
     "The reference AutoAttack costs REF_AA_UNITS per image and norm (ASSUMED, said) until a record times a ref_aa_* column; then its timing."
     evs = [evrec()]; evs[0]['_file'] = 'x'
     m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
-    assert m.ref_units == plan.REF_AA_UNITS and not m.ref_measured and 'reference AutoAttack ASSUMED 5000' in m.describe()
+    assert m.ref_units == plan.REF_AA_UNITS and not m.ref_measured and f'reference AutoAttack ASSUMED {plan.REF_AA_UNITS}' in m.describe()
     ev = dict(le_epochs=150, rle_epochs=0, n_test=4000, reference=['linf_8'])
     p = m.predict(ev, 0)
     assert p['attacks_reference'] == pytest.approx(plan.AA_N * plan.REF_AA_UNITS * m.unit_s)       # one head, one norm, first AA_N images

@@ -64,15 +64,13 @@ N_CLASSES = 10
 AA_UNITS = 2000
 AA_N = 2000
 # The reference AutoAttack (swaro_nb.eval_attacks.REF_AUTOATTACK_ATTACKS: fra31's code, standard version, run alone from
-# clean inputs on the first AA_N images) has no timing in any record yet either. ASSUMED: 5000 units per image and norm, at
-# ROBUST_FRAC robust images. Its reasoning: torchattacks' AutoAttack as the records time it, on an H200, single process
-# (results/eval/rle/rocl-c10-200-s3-eval.json, rLE head, l_inf: APGD-CE 2.7 s + APGD-T 12.1 s + FAB-T 19.7 s + Square
-# 29.8 s on 2000 images = 64 s, l_2: 90 s; the LE head of swaro-c10-200-s0 at 72234fe: ~113 GPU-seconds at l_inf), i.e.
-# 2500-4400 units at 13 us a unit; the reference runs the same four attacks on the plain classifier in float32 (no
-# BN-folded channels-last copy) in batches of 500 (ours: 2048), taken as 1.3x, and at l_1 APGD-CE has 5 restarts and
-# APGD-T 5 targets (about the cost of l_inf's 9). Uncertain by a factor of 2 either way; a record that times a ref_aa_*
-# column replaces it (the median over every such timing, each norm alike).
-REF_AA_UNITS = 5000
+# clean inputs on the first AA_N images): one timing so far, in an evaluation piece rather than a record (the planner reads
+# records only): results/eval/parts/c10-200-swaro-s0-eval.parts/le.json (H100, d023c38, 2026-11-28), ref_aa_linf_8 on the
+# LE head of a 200-epoch SwARo, 2,000 images, 203.6 process-seconds, one process a GPU (4 workers on 4 GPUs): 203.6 /
+# (2000 x 31.6 us, the H100 unit) = 3,200 units per image and norm. Taken for every norm until a record times a ref_aa_*
+# column (the median over every such timing then replaces it): l_2 runs the same four attacks; l_1 has APGD-CE with 5
+# restarts and APGD-T with 5 targets, about l_inf's 9 targets' cost. (The guess before that timing was 5,000.)
+REF_AA_UNITS = 3200
 # The attack sets of an evaluation, as swaro_nb.eval_attacks defines them (used when the library cannot be imported;
 # tests/test_plan.py checks this copy against the library): name -> (kind, steps, restarts, members)
 _RADII = {'linf_8': 'linf', 'linf_16': 'linf', 'l2_025': 'l2', 'l2_05': 'l2', 'l1_784': 'l1', 'l1_12': 'l1'}
@@ -375,7 +373,7 @@ class EvalModel:
         aa = (f"AutoAttack {self.aa_units:.0f} units per image and norm from {self.aa_measured} timings" if self.aa_measured else
               f"AutoAttack ASSUMED {self.aa_units:.0f} units per image and norm on at most {AA_N} images (no record times it; AA_UNITS in this file)")
         ref = (f"reference AutoAttack {self.ref_units:.0f} units per image and norm from {self.ref_measured} timings" if self.ref_measured else
-               f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file)")
+               f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file, from one evaluation piece's timing)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
         return (f"evaluation model from {self.n} records ({', '.join(sorted(set(Path(f).name for f in self.files)))}): "
                 f"LE {self.le_a:.1f} s + {self.le_b:.3f} s per epoch; {rle}; attacks {self.unit_s * 1e6:.1f} us per image "
