@@ -368,10 +368,11 @@ def pretrained_run(name: str,  # a name `list_pretrained` gives
                    dest,  # the run folder to write (created; its files are replaced)
                    root=None,  # the repository's weights/ (None), a folder, or an http(s) base address
                   ) -> Path:  # the run folder
-    "A run folder (config.json, run.json, the encoder alone as weights.pt) of a committed model, every piece checked."
+    ("A run folder (config.json, run.json, the encoder alone as weights.pt, and eval-heads.pt when the model has "
+     "heads) of a committed model, every piece checked.")
     e, dest = pretrained_info(name, root), Path(dest)
-    blob = _read_files(name, e, ['encoder'], root)['encoder']
-    enc = torch.load(io.BytesIO(blob), map_location='cpu', weights_only=True)
+    blobs = _read_files(name, e, ['encoder'] + ['heads'] * ('heads' in e['files']), root)
+    enc = torch.load(io.BytesIO(blobs['encoder']), map_location='cpu', weights_only=True)
     dest.mkdir(parents=True, exist_ok=True)
     atomic_json(e['config'], dest / 'config.json')
     tr = e.get('train_record') and _repo_root() / e['train_record']   # relative to the repository, or absolute
@@ -379,6 +380,10 @@ def pretrained_run(name: str,  # a name `list_pretrained` gives
            else dict(run=e['run'], method=e['method'], epochs_done=e['epochs']))
     atomic_json(dict(rec, weights_from=f"weights/{name} (float16 encoder, sha256 checked)"), dest / 'run.json')
     atomic_save({'encoder': enc}, dest / 'weights.pt')
+    if 'heads' in blobs:   # the heads as the evaluation wrote them (`<run>-eval-heads.pt`): what a later attack reads
+        hs = torch.load(io.BytesIO(blobs['heads']), map_location='cpu', weights_only=True)
+        n_classes, fdim = next(iter(hs.values()))['weight'].shape
+        atomic_save(dict(hs, feature_dim=fdim, n_classes=n_classes), dest / 'eval-heads.pt')
     return dest
 
 # %% ../nbs/10e_hub.ipynb #94dd567a

@@ -282,7 +282,8 @@ def test_repro_session_evaluates_a_committed_encoder(tmp_path):
             '--proj-hidden', '64', '--monitor-bank', '100', '--monitor-test', '50', '--n-clusters', '10', '--attack-steps', '2',
             '--attack-groups', '1', '--attack-warmup-epochs', '1', '--out-dir', str(tmp_path / 'runs'), '--progress', 'false']
     subprocess.run([sys.executable, '-m', 'swaro_nb.cli', 'train', *tiny], env=env, check=True, capture_output=True, cwd=tmp_path)
-    hub.pack_pretrained(tmp_path / 'runs' / 'tiny', dest=hubw)   # the encoder alone in pieces, as weights/ holds them
+    le = {'weight': torch.randn(10, 64), 'bias': torch.randn(10)}   # a head, as an evaluation fits it (width 8: 64 features)
+    hub.pack_pretrained(tmp_path / 'runs' / 'tiny', dest=hubw, heads={'le': le})   # in pieces, as weights/ holds them
     for f in ('config.json', 'run.json', 'metrics.jsonl'):
         (work / 'results/runs/tiny').mkdir(exist_ok=True); (work / 'results/runs/tiny' / f).write_bytes((tmp_path / 'runs/tiny' / f).read_bytes())
     (work / 'tools').symlink_to(ROOT / 'tools')
@@ -293,6 +294,8 @@ def test_repro_session_evaluates_a_committed_encoder(tmp_path):
     assert set(man) == {'encoder_sha256', 'encoder_bytes', 'encoder_from'}, man   # no lease weights recorded for it
     subprocess.run(['sh', str(work / '.gpu/e1/receive.sh')], env=dict(env, WEIGHTS_DIR=str(W)), check=True, capture_output=True)
     assert torch.load(W / 'tiny.pt', weights_only=True).keys() == {'encoder'}
+    hs = torch.load(W / 'tiny-eval-heads.pt', weights_only=True)   # the committed head, where ref_extras.py reads it
+    assert torch.equal(hs['le']['weight'], le['weight']) and (hs['feature_dim'], hs['n_classes']) == (64, 10)
     env.update(SMOKE='1', S=str(S), RUNS='tiny:smoke:0', PRELOAD='tiny', WEIGHTS_DIR=str(W), DEADLINE='400',
                PYTHON=sys.executable, GPUS='0', PROCS='1', EVAL_FROM='f16')
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=env, cwd=work, capture_output=True, text=True, timeout=420)

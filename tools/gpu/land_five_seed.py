@@ -25,7 +25,8 @@ in /root/swaro/weights/<run>.pt and <run>-eval-heads.pt ($WEIGHTS_DIR; PRELOAD a
 stage --from-hub: the same folder with each run's float16 encoder alone, from the pieces committed in weights/
 (swaro_nb.hub.pretrained_run checks them), as <run>.pt ({'encoder': state_dict}, a run folder's weights.pt); its sha256
 goes into results/weights-five-seed.json as the run's encoder_sha256, which PRELOAD accepts (tools/gpu/check_weights.py).
-No heads: for runs not yet evaluated (python tools/gpu/land_five_seed.py stage --from-hub RUN RUN --to .gpu/five-seed-e1).
+With <run>-eval-heads.pt beside it when the model was committed with its heads (what ref_extras.py and the side job
+read), none for a run not yet evaluated (python tools/gpu/land_five_seed.py stage --from-hub RUN RUN --to .gpu/five-seed-e1).
 """
 from __future__ import annotations
 import argparse, hashlib, json, re, shutil, sys, tarfile
@@ -167,7 +168,8 @@ def land(a) -> int:
 
 
 def hub_encoders(a, root: Path, tmp: Path) -> list:
-    "Each run's float16 encoder as a run folder's weights.pt (swaro_nb.hub.pretrained_run, every piece checked), its sha256 in MANIFEST."
+    ("Each run's float16 encoder as a run folder's weights.pt (swaro_nb.hub.pretrained_run, every piece checked), its sha256 "
+     "in MANIFEST; its heads beside it when the model has them.")
     if str(root) not in sys.path: sys.path.insert(0, str(root))
     from swaro_nb.hub import pretrained_run, WeightsError
     man = json.loads((root / MANIFEST).read_text()) if (root / MANIFEST).is_file() else {'runs': {}}
@@ -176,6 +178,8 @@ def hub_encoders(a, root: Path, tmp: Path) -> list:
         try: w = pretrained_run(run, tmp / run, a.weights_root) / 'weights.pt'
         except WeightsError as e: raise LandError(f"{run}: {e}") from None
         f = w.rename(tmp / f'{run}.pt'); files.append(f)
+        if (w.parent / 'eval-heads.pt').is_file():   # a model committed with its heads: what ref_extras.py attacks
+            files.append((w.parent / 'eval-heads.pt').rename(tmp / f'{run}-eval-heads.pt'))
         man['runs'].setdefault(run, {}).update(
             encoder_sha256=sha256(f), encoder_bytes=f.stat().st_size,
             encoder_from=f"weights/{run} (swaro_nb.hub.pretrained_run: the float16 encoder alone, {{'encoder': state_dict}})")
