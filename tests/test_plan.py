@@ -442,6 +442,25 @@ def test_five_seed_h100_fallback_trains_only_and_fits():
     for r in spec['runs']: assert r['s_per_epoch']['H100'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
 
 
+def test_five_seed_evaluation_lease_evaluates_what_lease_1_trained():
+    "The evaluation lease: lease 1's four runs preloaded (their encoders from weights/), one a GPU, the set's protocol; it fits on H100s."
+    path = ROOT / 'tools/gpu/plans/five-seed-eval-lease1.json'
+    assert plan.main([str(path), '--gpus', '4', '--card', 'H100', '--limit-min', '22']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
+    names = [r['name'] for r in spec['runs']]
+    assert all(r['trained'] for r in spec['runs']) and spec['launch'] in spec['note']
+    assert [x.split(':')[0] for x in v['RUNS'].split()] == names and v['PRELOAD'].split() == names and len(v['GPUS'].split(',')) == 4
+    assert v['EVAL_FROM'] == 'f16' and v['HELP'] == '' and 'WEIGHTS' not in v   # nothing trained, so no weights to export
+    trained = {n: json.loads((ROOT / 'results/runs' / n / 'run.json').read_text()) for n in names}
+    pins = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())
+    assert all(r['commit'].startswith(pins['train'][:7]) or pins['train'].startswith(r['commit']) for r in trained.values())
+    assert all(r['epochs_done'] == 200 for r in trained.values())
+    enc = json.loads((ROOT / 'results/weights-five-seed.json').read_text())['runs']
+    assert all(enc[n].get('encoder_sha256') for n in names)   # what PRELOAD checks the staged encoders against
+    assert '$(cat tools/gpu/plans/five-seed-eval.txt)' in spec['launch']
+    for r in spec['runs']: assert r['eval'] == spec['defaults']['eval'] and r['eval']['reference'] == ['linf_8']
+
+
 def _git(*a):
     import subprocess
     return subprocess.run(['git', *a], cwd=ROOT, capture_output=True)
