@@ -303,6 +303,13 @@ def test_repro_session_evaluates_a_committed_encoder(tmp_path):
     assert r.returncode == 0 and 'tiny: preloaded (weights checked)' in events and 'tiny: eval (fp32) exit 0' in events, events
     rec = json.loads((S / 'eval' / 'fp32' / 'tiny-eval.json').read_text())
     assert rec['run'] == 'tiny' and 'linf_8' in rec['metrics'] and rec['train']['weights_kind'].startswith('encoder alone'), rec.get('train')
+    # the extras of a later lease: the committed head attacked on the committed encoder, the record's images
+    x = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/ref_extras.py'), 'tiny', '--runs', str(S / 'runs'), '--heads', str(W),
+                        '--records', str(S / 'eval' / 'fp32'), '--out', str(tmp_path / 'extras'), '--autoattack-n', '4',
+                        '--columns', 'l2_05', '--shards', '1', '--smoke', '--device', 'cpu'], env=env, capture_output=True, text=True, timeout=300)
+    assert x.returncode == 0, x.stdout[-2000:] + x.stderr[-2000:]
+    ex = json.loads((tmp_path / 'extras' / 'tiny-ref-extras.json').read_text())
+    assert ex['per_image']['test_index'] == rec['per_image']['test_index'] and ex['ref_check']['l2_05']['n'] == 4
     # an encoder of another run under this name: refused
     other = torch.load(W / 'tiny.pt', weights_only=True); k = next(iter(other['encoder']))
     other['encoder'][k] = other['encoder'][k] + 1; torch.save(other, W / 'tiny.pt')
@@ -459,6 +466,20 @@ def test_five_seed_evaluation_lease_evaluates_what_lease_1_trained():
     assert all(enc[n].get('encoder_sha256') for n in names)   # what PRELOAD checks the staged encoders against
     assert '$(cat tools/gpu/plans/five-seed-eval.txt)' in spec['launch']
     for r in spec['runs']: assert r['eval'] == spec['defaults']['eval'] and r['eval']['reference'] == ['linf_8']
+
+
+def test_five_seed_h100_training_lease_with_the_extras_beside():
+    "T2 on H100s: three trainings with the training commit; GPU 3 runs the seed-0 extras with the evaluation commit's code."
+    path = ROOT / 'tools/gpu/plans/five-seed-lease2-h100.json'
+    assert plan.main([str(path), '--gpus', '4', '--card', 'H100', '--limit-min', '27']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
+    train = [r for r in spec['runs'] if not r.get('trained')]
+    assert [x.split(':')[0] for x in v['RUNS'].split()] == [r['name'] for r in train] and v['GPUS'] == '0,1,2'
+    assert v['EVAL'] == 'none' and v['WEIGHTS'] == '1' and spec['launch'] in spec['note']
+    side = _launch_vars(v['SIDE'])
+    assert v['SIDE'].split()[:3] == ['cd', '/root/swaro/evalcode', '&&'] and side['SIDE_GPU'] == '3' and side['PYTHONPATH'].endswith('/root/swaro/evalcode')
+    assert side['EXTRAS'].split() == [r['name'].removeprefix('extras-') for r in spec['runs'] if r.get('trained')]
+    for r in train: assert r['s_per_epoch']['H100'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
 
 
 def _git(*a):

@@ -3,6 +3,8 @@
 # whatever main has become since, as an ignored folder that travels with a device call, plus the data those leases read from
 # results/ as it stands in this checkout now (run records, weights checksums, evaluation records and pieces of earlier leases).
 #   bash tools/gpu/pinned.sh five-seed-v1            # -> .gpu/pinned/ (run it again before every lease: the data changes)
+#   PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <commit> .gpu/pinned-eval   # a second commit beside it: its
+#     receive.sh copies it to PIN_TO on the machine (a lease that trains with one commit and evaluates with another)
 # What .gpu/pinned/ holds: `git archive REF` of swaro_nb/ tools/ setup.py settings.ini; PINNED_COMMIT (REF's full commit) and
 # PINNED (REF, its commit, when this was made); the results/ files of PIN_DATA (default: results/weights-*.json,
 # results/runs/c10-200-*/{config,run}.json and metrics.jsonl, results/eval/five-seed/*.json, results/eval/parts/c10-200-*,
@@ -54,12 +56,14 @@ printf 'ref %s\ncommit %s\nmade %s from %s\ndata %s files of results/ (this chec
   "$(date -u +%FT%TZ)" "$(pwd)" "$n" "$(git rev-parse --short HEAD)" "$src" > "$dest/PINNED"
 cat > "$dest/receive.sh" <<'R'
 #!/bin/sh
-# the pinned code: pyautoattack into /tmp/site, the folder to /root/swaro/code (launch from there with SWARO_COMMIT=$(cat PINNED_COMMIT));
+# the pinned code: pyautoattack into /tmp/site, the folder to PIN_TO of pinned.sh (default /root/swaro/code; launch from there
+# with SWARO_COMMIT=$(cat PINNED_COMMIT));
 # PINNED_SITE and PINNED_TO change both places (a dry run on a CPU)
 set -e
-here=$(cd "$(dirname "$0")" && pwd); site=${PINNED_SITE:-/tmp/site}; to=${PINNED_TO:-/root/swaro/code}
+here=$(cd "$(dirname "$0")" && pwd); site=${PINNED_SITE:-/tmp/site}; to=${PINNED_TO:-@TO@}
 mkdir -p "$site" && cp -r "$here/_site/." "$site/"
 rm -rf "$to" && mkdir -p "$(dirname "$to")" && cp -r "$here" "$to"
 echo "pinned: $(head -2 "$here/PINNED" | tr '\n' ' ')-> $to"
 R
+sed -i "s|@TO@|${PIN_TO:-/root/swaro/code}|" "$dest/receive.sh"
 echo "pinned $ref ($sha) into $dest: $(du -sh "$dest" | cut -f1), $n data files; launch with SWARO_COMMIT=$(cut -c1-7 "$dest/PINNED_COMMIT")... (cat PINNED_COMMIT)"
