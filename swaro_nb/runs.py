@@ -157,8 +157,8 @@ def list_snapshots(run_dir  # a run folder
         if m: found[int(m.group(1))] = p
     return dict(sorted(found.items()))
 
-def _snapshot_record(src: Path, dest: Path, epoch: int, cd: dict) -> dict:
-    "The run.json of the snapshot of run folder `src` at `epoch`: the run's record cut at that epoch."
+def _snapshot_record(src: Path, dest: Path, epoch: int, cd: dict) -> tuple:
+    "(run.json, metrics lines) of the snapshot of run folder `src` at `epoch`: the run's record cut at that epoch."
     run = json.loads((src / 'run.json').read_text()) if (src / 'run.json').is_file() else {}
     mp = src / 'metrics.jsonl'
     lines = [json.loads(l) for l in mp.read_text().splitlines() if l.strip()] if mp.is_file() else []
@@ -172,13 +172,13 @@ def _snapshot_record(src: Path, dest: Path, epoch: int, cd: dict) -> dict:
                train_seconds=sum(r.get('seconds', 0) + r.get('cluster_seconds', 0) for r in h) if h else None,
                s_per_epoch=secs[len(secs) // 2] if secs else None, final=h[-1] if h else {},
                knn=[(r['epoch'], r['knn_acc']) for r in h if 'knn_acc' in r])
-    return rec
+    return rec, h
 
 def snapshot_run(run_dir,  # a run folder trained with `snapshot_every`
                  epoch: int,  # the snapshot's epoch
                  dest=None,  # the run folder to write (default: `<run_dir>-e<epoch>` beside the run)
                 ) -> Path:  # the folder written
-    "A run folder (config.json, run.json, float16 weights.pt) for the snapshot of `run_dir` at `epoch`."
+    "A run folder (config.json, run.json, metrics.jsonl, float16 weights.pt) for the snapshot of `run_dir` at `epoch`."
     src = Path(run_dir)
     snaps = list_snapshots(src)
     if epoch not in snaps:
@@ -193,7 +193,11 @@ def snapshot_run(run_dir,  # a run folder trained with `snapshot_every`
         raise RunError(f"{dest} holds a run already (or is the run itself): give another dest, or remove it first")
     config_from_dict(cd)   # the config must load here, as the evaluation will load it
     dest.mkdir(parents=True, exist_ok=True)
-    atomic_json(cd, dest / 'config.json'); atomic_json(_snapshot_record(src, dest, epoch, cd), dest / 'run.json')
+    rec, h = _snapshot_record(src, dest, epoch, cd)
+    atomic_json(cd, dest / 'config.json'); atomic_json(rec, dest / 'run.json')
+    tmp = dest / f'.metrics.jsonl.tmp{os.getpid()}'
+    try: tmp.write_text(''.join(json.dumps(r) + '\n' for r in h)); os.replace(tmp, dest / 'metrics.jsonl')
+    finally: tmp.unlink(missing_ok=True)
     tmp = dest / f'.weights.pt.tmp{os.getpid()}'
     try: shutil.copyfile(snaps[epoch], tmp); os.replace(tmp, dest / 'weights.pt')   # the snapshot's bytes
     finally: tmp.unlink(missing_ok=True)

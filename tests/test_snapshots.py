@@ -66,6 +66,7 @@ def test_snapshot_run_is_evaluated_like_a_run(tmp_path):
     rec = json.loads((d / 'run.json').read_text())
     assert (rec['epochs_done'], rec['epochs'], rec['snapshot_of']['run'], rec['snapshot_of']['run_epochs_done']) == (2, 3, 'a', 3)
     assert rec['final'] == a.history[1] and [e for e, _ in rec['knn']] == [1, 2]
+    assert [json.loads(l) for l in (d / 'metrics.jsonl').read_text().splitlines()] == a.history[:2]
     net, _, c, r = load_run(d, 'cpu')
     assert (c.epochs, r['epochs_done']) == (3, 2)
     with pytest.raises(RunError, match='no snapshot of epoch 3'): snapshot_run(a.dir, 3)
