@@ -75,8 +75,7 @@ class TrainConfig:
     out_dir: str = 'runs'             # where run folders go
     progress: bool = True             # progress bar
     @property
-    def n_train(self) -> int:
-        "Training images of the run (the class-balanced subset when one is asked for)."
+    def n_train(self) -> int:   # training images of the run (the class-balanced subset when one is asked for)
         return self.subset_per_class * (10 if self.dataset == 'cifar10' else 100) if self.subset_per_class else 50000
     def validate(self, world_size: int = 1) -> 'TrainConfig':
         ("Raise `ConfigError` on impossible shared settings; return self (method settings: "
