@@ -66,6 +66,7 @@ class TrainConfig:
     extra: dict = field(default_factory=dict)  # method-specific settings (baselines read theirs from here)
     seed: int = 0                     # seed for everything
     ckpt_every: int = 10              # checkpoint every this many epochs (and at the end)
+    snapshot_every: int | None = None # keep the model's float16 weights every this many epochs (snapshots/)
     monitor_every: int = 5            # kNN monitor every this many epochs (0: never)
     monitor_bank: int = 10000         # monitor: training images in the kNN bank
     monitor_test: int = 2000          # monitor: test images classified
@@ -74,8 +75,7 @@ class TrainConfig:
     out_dir: str = 'runs'             # where run folders go
     progress: bool = True             # progress bar
     @property
-    def n_train(self) -> int:
-        "Training images of the run (the class-balanced subset when one is asked for)."
+    def n_train(self) -> int:   # training images of the run (the class-balanced subset when one is asked for)
         return self.subset_per_class * (10 if self.dataset == 'cifar10' else 100) if self.subset_per_class else 50000
     def validate(self, world_size: int = 1) -> 'TrainConfig':
         ("Raise `ConfigError` on impossible shared settings; return self (method settings: "
@@ -128,6 +128,7 @@ def _check_values(c: TrainConfig, world_size: int):
         bad('time_limit_s', f"must be > 0 or None, got {c.time_limit_s}")
     if c.max_epochs_this_call is not None and c.max_epochs_this_call < 1:
         bad('max_epochs_this_call', "must be >= 1 or None")
+    if c.snapshot_every is not None and c.snapshot_every < 1: bad('snapshot_every', "must be >= 1 or None")
     if c.compile not in (False, True, 'off', 'attack', 'train', 'all'):
         bad('compile', f"False/'off', 'attack', 'train' or True/'all', got {c.compile!r}")
     if c.compile_mode not in ('default', 'max-autotune-no-cudagraphs', 'reduce-overhead'):
@@ -185,8 +186,12 @@ PRESETS = {
     'smoke': dict(dataset='cifar10', subset_per_class=100, epochs=6, batch_size=100, width=8, proj_hidden=256,
                   warmup_epochs=1, attack_warmup_epochs=2, n_clusters=50, attack_steps=3, ckpt_every=2,
                   monitor_every=2, monitor_bank=1000, monitor_test=500, precision='fp32', channels_last=False),
-    'c10-paper': dict(dataset='cifar10', epochs=2000, attack_warmup_epochs=100, n_clusters=1000),
-    'c100-paper': dict(dataset='cifar100', epochs=2000, attack_warmup_epochs=100, n_clusters=5000),
+    # appendix: 2000 epochs, K = 1000 / 5000; Section 4: 100 instance-wise epochs; "batch size of 256" on two GPUs =
+    # RoCL's --batch-size 256 per GPU (argument.py:124, README --ngpu 2): global 512, the attack per GPU (2 groups)
+    'c10-paper': dict(dataset='cifar10', epochs=2000, batch_size=512, attack_groups=2, attack_warmup_epochs=100,
+                      n_clusters=1000),
+    'c100-paper': dict(dataset='cifar100', epochs=2000, batch_size=512, attack_groups=2, attack_warmup_epochs=100,
+                       n_clusters=5000),
     'c10-200': dict(dataset='cifar10', epochs=200, batch_size=512, attack_groups=2, attack_warmup_epochs=10,
                     n_clusters=1000),
     'c10-200-rocl': dict(ROCL_CODE, dataset='cifar10', epochs=200),
@@ -213,7 +218,7 @@ FIELD_ROLES = {f: role for role, fs in (
                  'attack_warmup_epochs n_clusters cluster_every cluster_features kmeans_iters swaro_targets loss_form '
                  'attack_detach_keys sync_bn attack_groups rocl_term_forward gather_negatives precision extra seed'),
     ('speed', 'channels_last compile compile_mode fold_bn cuda_graphs'),
-    ('logging', 'ckpt_every monitor_every monitor_bank monitor_test progress'),
+    ('logging', 'ckpt_every snapshot_every monitor_every monitor_bank monitor_test progress'),
     ('call', 'max_epochs_this_call time_limit_s'),
     ('place', 'name out_dir data_root')) for f in fs.split()}
 

@@ -4,18 +4,19 @@
 
 # %% ../nbs/10_runs.ipynb #619e933f
 from __future__ import annotations
-import dataclasses, json, warnings
+import dataclasses, json, os, re, shutil, warnings
 from pathlib import Path
 import torch
 
-from .core import as_device, atomic_save
+from .core import as_device, atomic_save, atomic_json
 from .config import TrainConfig, ConfigError
 from .methods import get_method, check_config
 # register CE, AT, TRADES and SCL, SwAV, ACL, so their runs load like any other
 import swaro_nb.baselines, swaro_nb.contrastive_baselines  # noqa: F401
 
 # %% auto #0
-__all__ = ['WEIGHT_FILES', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights', 'untrained_run']
+__all__ = ['WEIGHT_FILES', 'RunError', 'load_weights', 'config_from_dict', 'load_run', 'export_weights', 'list_snapshots',
+           'snapshot_run', 'untrained_run']
 
 # %% ../nbs/10_runs.ipynb #fe5a7ff7
 class RunError(ValueError):
@@ -147,6 +148,62 @@ def export_weights(run_dir,  # a run folder with checkpoint.pt
     return path
 
 # %% ../nbs/10_runs.ipynb #6e7d9525
+def list_snapshots(run_dir  # a run folder
+                  ) -> dict:  # {epoch: path of its snapshot}, in epoch order
+    "The weight snapshots a run folder holds (`TrainConfig.snapshot_every`), by epoch."
+    d, found = Path(run_dir) / 'snapshots', {}
+    for p in (d.iterdir() if d.is_dir() else ()):
+        m = re.fullmatch(r'epoch-(\d+)\.pt', p.name)
+        if m: found[int(m.group(1))] = p
+    return dict(sorted(found.items()))
+
+def _snapshot_record(src: Path, dest: Path, epoch: int, cd: dict) -> tuple:
+    "(run.json, metrics lines) of the snapshot of run folder `src` at `epoch`: the run's record cut at that epoch."
+    run = json.loads((src / 'run.json').read_text()) if (src / 'run.json').is_file() else {}
+    mp = src / 'metrics.jsonl'
+    lines = [json.loads(l) for l in mp.read_text().splitlines() if l.strip()] if mp.is_file() else []
+    h = list({r['epoch']: r for r in lines if r.get('epoch', epoch + 1) <= epoch}.values())   # an epoch's last line
+    secs = sorted(r['seconds'] for r in h if 'seconds' in r)
+    rec = {k: run[k] for k in ('seed', 'gpus', 'processes', 'card', 'commit', 'date', 'torch') if k in run}
+    rec.update(run=dest.name, method=cd.get('method'), dataset=cd.get('dataset'), epochs_done=epoch,
+               epochs=cd.get('epochs'), config=cd,
+               snapshot_of=dict(run=src.name, epoch=epoch, file=f'snapshots/epoch-{epoch:04d}.pt',
+                                run_epochs_done=run.get('epochs_done')),
+               train_seconds=sum(r.get('seconds', 0) + r.get('cluster_seconds', 0) for r in h) if h else None,
+               s_per_epoch=secs[len(secs) // 2] if secs else None, final=h[-1] if h else {},
+               knn=[(r['epoch'], r['knn_acc']) for r in h if 'knn_acc' in r])
+    return rec, h
+
+def snapshot_run(run_dir,  # a run folder trained with `snapshot_every`
+                 epoch: int,  # the snapshot's epoch
+                 dest=None,  # the run folder to write (default: `<run_dir>-e<epoch>` beside the run)
+                ) -> Path:  # the folder written
+    "A run folder (config.json, run.json, metrics.jsonl, float16 weights.pt) for the snapshot of `run_dir` at `epoch`."
+    src = Path(run_dir)
+    snaps = list_snapshots(src)
+    if epoch not in snaps:
+        have = ', '.join(map(str, snaps)) or 'none'
+        raise RunError(f"{src} has no snapshot of epoch {epoch} (it holds: {have}); snapshots are kept at every "
+                       f"multiple of the run's snapshot_every")
+    cj = src / 'config.json'
+    cd = json.loads(cj.read_text()) if cj.is_file() else _torch_load(src / 'checkpoint.pt').get('config')
+    if not isinstance(cd, dict): raise RunError(f"{src} has neither config.json nor a checkpoint holding the config")
+    dest = Path(dest) if dest is not None else src.with_name(f'{src.name}-e{epoch}')
+    if dest.resolve() == src.resolve() or any((dest / f).exists() for f in WEIGHT_FILES):
+        raise RunError(f"{dest} holds a run already (or is the run itself): give another dest, or remove it first")
+    config_from_dict(cd)   # the config must load here, as the evaluation will load it
+    dest.mkdir(parents=True, exist_ok=True)
+    rec, h = _snapshot_record(src, dest, epoch, cd)
+    atomic_json(cd, dest / 'config.json'); atomic_json(rec, dest / 'run.json')
+    tmp = dest / f'.metrics.jsonl.tmp{os.getpid()}'
+    try: tmp.write_text(''.join(json.dumps(r) + '\n' for r in h)); os.replace(tmp, dest / 'metrics.jsonl')
+    finally: tmp.unlink(missing_ok=True)
+    tmp = dest / f'.weights.pt.tmp{os.getpid()}'
+    try: shutil.copyfile(snaps[epoch], tmp); os.replace(tmp, dest / 'weights.pt')   # the snapshot's bytes
+    finally: tmp.unlink(missing_ok=True)
+    return dest
+
+# %% ../nbs/10_runs.ipynb #0bd42beb
 def untrained_run(folder,  # the run folder to write (created if missing)
                   cfg: TrainConfig,  # the run's config
                   calib: torch.Tensor,  # (N, 3, 32, 32) float images in [0, 1] for the batch-norm statistics

@@ -25,9 +25,10 @@ from .optim import lr_at
 from .methods import get_method, check_config, METHODS, register_method, SimCLR
 
 # %% auto #0
-__all__ = ['NEW_RUN', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError', 'Stopped',
-           'init_distributed', 'from_rank0', 'private_compile_cache', 'Trainer', 'replace_file', 'run_files',
-           'take_lock', 'release_lock', 'knn_accuracy', 'plot_history', 'train']
+__all__ = ['NEW_RUN', 'SNAPSHOTS', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError',
+           'Stopped', 'init_distributed', 'from_rank0', 'private_compile_cache', 'Trainer', 'replace_file',
+           'snapshot_name', 'half_weights', 'run_files', 'take_lock', 'release_lock', 'knn_accuracy', 'plot_history',
+           'train']
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
@@ -239,6 +240,30 @@ def save(self: Trainer, path=None):
     if path == self.ckpt: self.saved_epoch, self.ckpt_seen = self.epoch, _stamp(self.ckpt)
 
 # %% ../nbs/06c_train.ipynb #122b4204
+SNAPSHOTS = 'snapshots'   # the run folder's subfolder of weight snapshots (`TrainConfig.snapshot_every`)
+
+def snapshot_name(epoch: int) -> str:
+    "The file name of the snapshot taken after `epoch` epochs."
+    return f'epoch-{epoch:04d}.pt'
+
+def half_weights(sd: dict) -> dict:
+    "A state_dict on the CPU with its floating tensors in float16 (the format of `swaro_nb.runs.export_weights`)."
+    return {k: (v.detach().half() if v.is_floating_point() else v.detach()).cpu() for k, v in sd.items()}
+
+@patch
+def snapshot(self: Trainer) -> Path:
+    "Atomically write the model's float16 weights after this epoch to `snapshots/epoch-NNNN.pt` (rank 0)."
+    err, path = None, self.dir / SNAPSHOTS / snapshot_name(self.epoch)
+    if self.rank == 0:
+        buf = io.BytesIO(); torch.save(half_weights(self.net.state_dict()), buf)
+        with self.critical():
+            try: path.parent.mkdir(exist_ok=True); replace_file(path, buf.getbuffer())
+            except OSError as e: err = self.no_room(e, path, buf.tell())
+    if self.world > 1: err = from_rank0(err)
+    if err: raise DiskFullError(err)
+    return path
+
+# %% ../nbs/06c_train.ipynb #a3bf6dd2
 NOT_ONE = 'not a training checkpoint'
 
 def _read(path) -> tuple:
@@ -622,7 +647,7 @@ def fit(self: Trainer) -> list:
         raise Stopped(f"stopped at epoch {self.epoch}; run the same command to resume", self.signal)
     return self.history
 
-# %% ../nbs/06c_train.ipynb #ecffe441
+# %% ../nbs/06c_train.ipynb #649056f2
 @patch
 def run_epochs(self: Trainer, stop: int):
     "The epochs of `fit` up to `stop` (or a time limit, or a signal), with their metrics lines, checkpoints and record."
@@ -648,6 +673,8 @@ def run_epochs(self: Trainer, stop: int):
         if self.rank == 0:
             self.append_metrics(rec)
             if hasattr(bar, 'set_postfix'): bar.set_postfix({k: round(v, 4) for k, v in rec.items() if k in show})
+        # the snapshot before the checkpoint: a call killed between them trains this epoch again
+        if c.snapshot_every and self.epoch % c.snapshot_every == 0: self.snapshot()
         if self.epoch % c.ckpt_every == 0 or self.epoch == stop: self.save()
         last_s = time.time() - t_ep
     if self.saved_epoch != self.epoch: self.save()   # stopped early (time limit, signal): checkpoint the last epoch
@@ -664,7 +691,7 @@ def remove_unused_folder(self: Trainer) -> bool:
         except OSError: break
     return True
 
-# %% ../nbs/06c_train.ipynb #649056f2
+# %% ../nbs/06c_train.ipynb #11656bc0
 @patch
 def finish(self: Trainer) -> dict:
     "Write the run record (run.json) and the curves (PNG)."
