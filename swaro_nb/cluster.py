@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib, dataclasses, operator, warnings
 from typing import Callable
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
-from .core import extract_features, check_int
+from .core import extract_features, check_int, _check_extract, _owner
 
 # %% auto #0
-__all__ = ['KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels']
+__all__ = ['KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels', 'feature_shards', 'sharded_features']
 
 # %% ../nbs/04_cluster.ipynb #8342150e
 @dataclasses.dataclass
@@ -295,8 +296,67 @@ def pseudo_labels(
     amp: bool | None = None,  # bf16 autocast for the features (None: on CUDA only, see `swaro_nb.core.amp_context`)
     spherical: bool = False,  # unit-norm centroids as well
     init: str | torch.Tensor = 'k-means++',  # or (k,d) centroids to start from (e.g. the previous refresh's)
+    # (N,d) features of `images` under `fn` computed already (e.g. by `sharded_features`): no feature pass runs
+    features: torch.Tensor | None = None,
 ) -> KMeansResult:  # `.labels[i]` is the pseudo-label of image i
     "Pseudo-label every image: features in batches, optional L2 normalisation, then k-means into k clusters."
-    feats = extract_features(fn, images, batch_size, device=device, amp=amp)
+    if features is None: feats = extract_features(fn, images, batch_size, device=device, amp=amp)
+    elif features.ndim != 2 or features.shape[0] != images.shape[0]:
+        raise ValueError(f"features must be (N,d) with one row per image (N={images.shape[0]}), "
+                         f"got shape {tuple(features.shape)}")
+    else: feats = features
     if l2_normalize: feats = F.normalize(feats, dim=1)
     return kmeans(feats, k, niter=niter, seed=seed, backend=backend, spherical=spherical, init=init)
+
+# %% ../nbs/04_cluster.ipynb #01ead3b4
+def feature_shards(
+    n: int,  # images in the set
+    batch_size: int,  # images per forward pass
+    world: int,  # processes sharing the pass
+) -> list:  # `world` (start, stop) pairs: process r extracts images[start:stop] (nothing when start == stop)
+    "Each process's share of a feature pass: contiguous runs of whole batches, their counts as even as they go."
+    n, batch_size, world = check_int(n, 'n', low=0), check_int(batch_size, 'batch_size'), check_int(world, 'world')
+    nb = -(-n // batch_size)
+    cut = [min(n, (r * nb // world) * batch_size) for r in range(world + 1)]
+    return list(zip(cut[:-1], cut[1:]))
+
+@contextlib.contextmanager
+def _rank0_buffers(module: torch.nn.Module | None):
+    "Inside the block `module`'s buffers hold rank 0's values on every process; each process's own come back after it."
+    bufs = [] if module is None else list(module.buffers())
+    saved = [b.clone() for b in bufs]
+    for dt in dict.fromkeys(b.dtype for b in bufs):   # one broadcast per dtype, in module order (the same everywhere)
+        same = [b for b in bufs if b.dtype == dt]
+        flat = torch.cat([b.reshape(-1) for b in same])
+        dist.broadcast(flat, 0)
+        for b, v in zip(same, flat.split([b.numel() for b in same])): b.copy_(v.view_as(b))
+    try: yield
+    finally:
+        for b, v in zip(bufs, saved): b.copy_(v)
+
+def sharded_features(
+    # maps float [0,1] images (B,C,H,W) to features (B,...), e.g. `model.features`; the same weights on every process
+    fn: Callable[[torch.Tensor], torch.Tensor],
+    images: torch.Tensor,  # (N,C,H,W) uint8 or [0,1] float images, the same on every process
+    batch_size: int = 1024,  # images per forward pass
+    device=None,  # where `fn` runs, the shards are gathered and the features returned; default: the images' device
+    amp: bool | None = None,  # bf16 autocast: None = on CUDA only (see `swaro_nb.core.amp_context`)
+) -> torch.Tensor:  # float32 (N,d) features on `device`, the same on every process
+    ("`extract_features` of a whole set, its pass shared by the processes of torch.distributed's default group "
+     "(each its `feature_shards` share, with rank 0's buffers), then gathered on every process.")
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return extract_features(fn, images, batch_size, device=device, amp=amp)
+    _check_extract(images, batch_size)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    dev = images.device if device is None else torch.device(device)
+    shards = feature_shards(images.shape[0], batch_size, world)
+    (s, e), m = shards[rank], max(b - a for a, b in shards)
+    with _rank0_buffers(_owner(fn)):
+        mine = extract_features(fn, images[s:e], batch_size, device=dev, amp=amp) if e > s else None
+    d = torch.tensor([0 if mine is None else mine.shape[1]], device=dev)
+    dist.all_reduce(d, dist.ReduceOp.MAX)   # the feature size, known also to a process without images
+    part = torch.zeros(m, int(d), device=dev)   # shards padded to one size for the all-gather
+    if mine is not None: part[:e - s] = mine
+    parts = [torch.empty_like(part) for _ in range(world)]
+    dist.all_gather(parts, part)
+    return torch.cat([p[:b - a] for p, (a, b) in zip(parts, shards)])

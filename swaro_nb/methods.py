@@ -13,7 +13,7 @@ from .optim import LARS
 from .encoder import ContrastiveNet
 from .losses import multi_view_nt_xent, nt_xent
 from .core import eval_mode
-from .cluster import pseudo_labels
+from .cluster import pseudo_labels, sharded_features
 from .attack import instance_pgd, swaro_pgd
 
 # %% auto #0
@@ -135,6 +135,7 @@ class SwARo(RoCL):
     ("SwARo: instance-wise PGD during warm-up, then per batch with probability p "
      "the permuted cluster-targeted PGD (Eq. 4).")
     name = 'swaro'; plot_stats = {'frac_neg': 'fraction of beta = -1'}
+    feature_batch = 1024   # images per forward pass of the refresh's feature pass (each rank's shard: whole batches)
     def __init__(self, cfg): super().__init__(cfg); self.pseudo = None
     @classmethod
     def check(cls, cfg):
@@ -156,14 +157,16 @@ class SwARo(RoCL):
                 and (epoch - c.attack_warmup_epochs) % c.cluster_every == 0)
     @torch.no_grad()
     def refresh_clusters(self, tr) -> float:
-        "Recompute the pseudo-labels of the training set (rank 0, broadcast); returns seconds."
+        ("Recompute the pseudo-labels of the training set (features sharded over the ranks, k-means on rank 0, "
+         "broadcast); returns seconds.")
         t, c = time.time(), self.cfg
-        if tr.rank == 0:
-            fn = tr.net.features if c.cluster_features == 'encoder' else tr.net
-            with tr.amp, eval_mode(tr.net):
-                labels = pseudo_labels(fn, tr.data.images, c.n_clusters, niter=c.kmeans_iters,
-                                       seed=c.seed + tr.epoch).labels.to(tr.device)
-        else: labels = torch.empty(len(tr.data), dtype=torch.long, device=tr.device)
+        fn = tr.net.features if c.cluster_features == 'encoder' else tr.net
+        with tr.amp, eval_mode(tr.net):
+            feats = sharded_features(fn, tr.data.images, self.feature_batch)   # every rank: its shard, then all-gather
+            if tr.rank == 0:
+                labels = pseudo_labels(fn, tr.data.images, c.n_clusters, niter=c.kmeans_iters, seed=c.seed + tr.epoch,
+                                       features=feats).labels.to(tr.device)
+        if tr.rank != 0: labels = torch.empty(len(tr.data), dtype=torch.long, device=tr.device)
         if tr.world > 1: dist.broadcast(labels, 0)
         self.pseudo = labels
         return time.time() - t

@@ -1,4 +1,4 @@
-"DDP from the shell: `torchrun --nproc_per_node 2 -m swaro_nb.cli train` on the CPU (gloo) trains, gathers negatives, broadcasts pseudo-labels;\nthe ranks agree on resuming."
+"DDP from the shell: `torchrun --nproc_per_node 2 -m swaro_nb.cli train` on the CPU (gloo) trains, gathers negatives, broadcasts pseudo-labels;\nthe ranks agree on resuming; SwARo's refresh shards its feature pass over the ranks and gives one process's pseudo-labels."
 import json, os, socket, subprocess, sys
 from pathlib import Path
 import pytest, torch
@@ -73,3 +73,36 @@ def test_ranks_agree_on_resuming(ddp_run, tmp_path):
     assert (c0, c1) == (0, 0), (e0[-2000:], e1[-2000:])
     assert f"resumed {shared / 'ddp' / 'checkpoint.pt'} at epoch 2" in o0 and 'epochs done: 2/2' in o0 and o1 == '', (o0, o1)
     assert {p.name: p.stat().st_mtime_ns for p in (shared / 'ddp').iterdir()} == before   # nothing written
+
+REFRESH = r'''
+import sys, torch
+from swaro_nb.config import make_config
+from swaro_nb.train import Trainer
+from swaro_nb.cluster import sharded_features
+out, tag = sys.argv[1], sys.argv[2]
+t = Trainer(make_config('smoke', name=f'refresh-{tag}', out_dir=out, subset_per_class=10, n_clusters=10, progress=False),
+            resume=False)
+if t.rank == 1:   # batch-norm running statistics of its own, as after a data-parallel step without sync_bn
+    with torch.no_grad(): t.net.train()(torch.rand(20, 3, 32, 32, generator=torch.Generator().manual_seed(1)))
+own = [b.clone() for b in t.net.buffers()]
+t.method.feature_batch, t.epoch = 16, 3   # 100 images in 7 batches of 16: 3 on rank 0, 4 on rank 1
+t.method.refresh_clusters(t)
+assert all(torch.equal(a, b) for a, b in zip(own, t.net.buffers())), 'this rank did not get its own buffers back'
+torch.save(dict(labels=t.method.pseudo, feats=sharded_features(t.net.features, t.data.images, 16)), f'{out}/{tag}-{t.rank}.pt')
+'''
+
+def test_refresh_shards_the_feature_pass(tmp_path):
+    """SwARo's refresh under `torchrun --nproc_per_node 2` (gloo), each rank extracting its shard of the training set, rank 1
+    with batch-norm buffers of its own: the gathered features (on both ranks) and the pseudo-labels are bit for bit those
+    of a one-process refresh of the same weights and images."""
+    (tmp_path / 'refresh.py').write_text(REFRESH)
+    env = {**os.environ, 'OMP_NUM_THREADS': '1'}
+    for cmd in ([sys.executable, 'refresh.py', str(tmp_path), 'one'],
+                [script('torchrun'), '--nproc_per_node', '2', '--master_port', str(_free_port()), 'refresh.py', str(tmp_path), 'two']):
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+    one, *two = (torch.load(tmp_path / f, weights_only=True) for f in ('one-0.pt', 'two-0.pt', 'two-1.pt'))
+    assert one['feats'].shape == (100, 8 * 8) and len(one['labels'].unique()) > 1
+    for rank, got in enumerate(two):
+        assert torch.equal(got['feats'], one['feats']), f'rank {rank}: the gathered features differ from one process\'s'
+        assert torch.equal(got['labels'], one['labels']), f'rank {rank}: pseudo-labels differ from one process\'s'
