@@ -461,6 +461,8 @@ def test_five_seed_evaluation_lease_evaluates_what_lease_1_trained():
     trained = {n: json.loads((ROOT / 'results/runs' / n / 'run.json').read_text()) for n in names}
     pins = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())
     assert all(r['commit'].startswith(pins['train'][:7]) or pins['train'].startswith(r['commit']) for r in trained.values())
+    if not _git('rev-parse', '--git-dir').returncode and not _git('cat-file', '-e', pins['eval']).returncode:   # a clone that has it
+        for f in ('tools/gpu/check_weights.py', 'tools/gpu/ref_extras.py'): assert not _git('cat-file', '-e', f"{pins['eval']}:{f}").returncode
     assert all(r['epochs_done'] == 200 for r in trained.values())
     enc = json.loads((ROOT / 'results/weights-five-seed.json').read_text())['runs']
     assert all(enc[n].get('encoder_sha256') for n in names)   # what PRELOAD checks the staged encoders against
