@@ -386,9 +386,10 @@ VERDICT_PAIRS = {'SwARo − RoCL': ('SwARo', 'RoCL'),  # comparison name -> (var
 
 def verdict_set(results  # the results folder (e.g. swaro_nb.core.results_dir())
                ) -> tuple:  # (eval records, whether they are the five-seed set)
-    "The records of the verdicts: the five-seed set once it holds records, else the older 200-epoch CIFAR-10 ones."
+    "The records of the verdicts: the five-seed set once it holds both sides of a comparison, else the older ones."
     five = load_results(Path(results) / FIVE_SEED_DIR, kind='eval') if (Path(results) / FIVE_SEED_DIR).is_dir() else []
-    if five: return five, True
+    g = by_variant(five)
+    if any(va in g and vb in g for va, vb in VERDICT_PAIRS.values()): return five, True
     old = load_results(Path(results) / 'eval', kind='eval') if (Path(results) / 'eval').is_dir() else []
     return [r for r in old if r.get('dataset') == 'cifar10' and r.get('epochs') == 200
             and '-c10-200-s' in r.get('run', '')], False
