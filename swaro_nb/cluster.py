@@ -9,7 +9,7 @@ from typing import Callable
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
-from .core import extract_features, check_int, _check_extract, _owner
+from .core import extract_features, check_int, check_extract, module_of
 
 # %% auto #0
 __all__ = ['KMeansResult', 'init_centroids', 'faiss_has_gpu', 'kmeans', 'pseudo_labels', 'feature_shards', 'sharded_features']
@@ -346,12 +346,12 @@ def sharded_features(
      "(each its `feature_shards` share, with rank 0's buffers), then gathered on every process.")
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
         return extract_features(fn, images, batch_size, device=device, amp=amp)
-    _check_extract(images, batch_size)
+    check_extract(images, batch_size)
     rank, world = dist.get_rank(), dist.get_world_size()
     dev = images.device if device is None else torch.device(device)
     shards = feature_shards(images.shape[0], batch_size, world)
     (s, e), m = shards[rank], max(b - a for a, b in shards)
-    with _rank0_buffers(_owner(fn)):
+    with _rank0_buffers(module_of(fn)):
         mine = extract_features(fn, images[s:e], batch_size, device=dev, amp=amp) if e > s else None
     d = torch.tensor([0 if mine is None else mine.shape[1]], device=dev)
     dist.all_reduce(d, dist.ReduceOp.MAX)   # the feature size, known also to a process without images

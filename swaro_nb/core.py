@@ -11,9 +11,9 @@ import torch
 
 # %% auto #0
 __all__ = ['as_device', 'amp_context', 'same_device', 'describe', 'is_real', 'check_int', 'check_field_types', 'to_float',
-           'eval_mode', 'extract_features', 'flop_counter', 'git_commit', 'device_name', 'run_stamp', 'atomic_save',
-           'atomic_json', 'results_dir', 'load_rows', 'record_table', 'save_record', 'show_record', 'median_ms',
-           'pack_bits', 'unpack_bits', 'pack_codes', 'unpack_codes']
+           'eval_mode', 'module_of', 'check_extract', 'extract_features', 'flop_counter', 'git_commit', 'device_name',
+           'run_stamp', 'atomic_save', 'atomic_json', 'results_dir', 'load_rows', 'record_table', 'save_record',
+           'show_record', 'median_ms', 'pack_bits', 'unpack_bits', 'pack_codes', 'unpack_codes']
 
 # %% ../nbs/00a_core.ipynb #05c77ed9
 def as_device(device=None  # a device, a string such as 'cuda:1', or None
@@ -100,13 +100,16 @@ def eval_mode(
         for m, training in modes: m.training = training
 
 # %% ../nbs/00a_core.ipynb #13f40957
-def _owner(fn) -> torch.nn.Module | None:
+def module_of(fn  # a callable: a module, a bound method of one, or a plain function
+             ) -> torch.nn.Module | None:
     "The module `fn` is, or whose bound method it is (None for a plain function)."
     if isinstance(fn, torch.nn.Module): return fn
     owner = getattr(fn, '__self__', None)
     return owner if isinstance(owner, torch.nn.Module) else None
 
-def _check_extract(images, batch_size):
+def check_extract(images,  # what should be (N,C,H,W) uint8 or [0,1] float images, N >= 1
+                  batch_size):  # what should be a positive int
+    "Raise a `ValueError` that says what is wrong when `extract_features` cannot take `images` and `batch_size`."
     if (not isinstance(images, torch.Tensor) or images.ndim != 4
             or not (images.dtype == torch.uint8 or images.is_floating_point())):
         raise ValueError(f"images must be a uint8 (or [0,1] float) tensor (N, C, H, W), got {describe(images)}")
@@ -114,6 +117,7 @@ def _check_extract(images, batch_size):
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
 
+# %% ../nbs/00a_core.ipynb #042ccce8
 def extract_features(
     # maps float [0,1] images (B,C,H,W) to features (B,...), e.g. `model.features`
     fn: Callable[[torch.Tensor], torch.Tensor],
@@ -123,9 +127,9 @@ def extract_features(
     amp: bool | None = None,  # bf16 autocast: None = on CUDA only (see `amp_context`)
 ) -> torch.Tensor:  # float32 (N, d) features on `device` (features of more than 2 dims are flattened)
     "Features `fn(to_float(images))` of a whole set, in batches, without autograd, `fn`'s module in eval mode."
-    _check_extract(images, batch_size)
+    check_extract(images, batch_size)
     dev = images.device if device is None else torch.device(device)
-    owner, n, out = _owner(fn), images.shape[0], None
+    owner, n, out = module_of(fn), images.shape[0], None
     with torch.no_grad(), (eval_mode(owner) if owner is not None else contextlib.nullcontext()):
         for s in range(0, n, batch_size):
             xb = to_float(images[s:s + batch_size].to(dev, non_blocking=True))

@@ -61,7 +61,8 @@ def feature_dim(encoder: nn.Module,  # maps [0,1] images (B, 3, 32, 32) to featu
 
 def train_stamp(rec: dict) -> dict:
     "What an evaluation record keeps of the training record."
-    out = {k: rec.get(k) for k in ('card', 'commit', 'date', 'torch', 'epochs_done', 'train_seconds', 's_per_epoch', 'gpus')}
+    keys = ('card', 'commit', 'date', 'torch', 'epochs_done', 'train_seconds', 's_per_epoch', 'gpus')
+    out = {k: rec.get(k) for k in keys}
     return out | {k: rec[k] for k in ('weights_kind', 'weights_from') if rec.get(k)}   # an encoder alone, from weights/
 
 def run_data_root(data_root, cfg):

@@ -8,6 +8,7 @@ import time
 import torch
 import torch.nn as nn
 import torch.distributed as dist
+from fastcore.basics import patch
 from .config import TrainConfig, ConfigError
 from .optim import LARS
 from .encoder import ContrastiveNet
@@ -172,18 +173,6 @@ class SwARo(RoCL):
         return time.time() - t
     def on_epoch_start(self, tr, epoch):
         return {'cluster_seconds': self.refresh_clusters(tr)} if self.wants_clusters(epoch) else {}
-    def loss(self, tr, idx, x, y):
-        c, zero = self.cfg, torch.zeros((), device=x.device); x1, x2 = tr.views(x)
-        random_targets = c.swaro_targets == 'random'   # each image its own cluster: beta = -1 but at fixed points
-        if (random_targets or self.pseudo is not None) and tr.epoch >= c.attack_warmup_epochs and tr.rng.random() < c.p:
-            with tr.phase('attack'):
-                x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, idx if random_targets else self.pseudo[idx],
-                                            eps=c.eps, alpha=c.alpha, steps=c.attack_steps, temperature=c.temperature,
-                                            generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core,
-                                            groups=local_groups(tr))
-            used = torch.ones((), device=x.device)
-        else: x_adv, frac_neg, used = self.attack(tr, x1, x2), zero, zero
-        return adversarial_loss(tr, x1, x2, x_adv), {'frac_neg': frac_neg, 'swaro_batches': used}
     def epoch_stats(self, sums, steps):
         out = super().epoch_stats(sums, steps)
         if out.get('swaro_batches', 0) > 0: out['frac_neg'] = sums['frac_neg'] / sums['swaro_batches']
@@ -191,3 +180,19 @@ class SwARo(RoCL):
         return out
     def state_dict(self): return {'pseudo': None if self.pseudo is None else self.pseudo.cpu()}
     def load_state_dict(self, d): self.pseudo = d.get('pseudo')
+
+# %% ../nbs/06b_methods.ipynb #b3e53754
+@patch
+def loss(self: SwARo, tr, idx, x, y):
+    "The batch's loss: the SwARo attack with probability `p` (after warm-up, with pseudo-labels), else RoCL's."
+    c, zero = self.cfg, torch.zeros((), device=x.device); x1, x2 = tr.views(x)
+    random_targets = c.swaro_targets == 'random'   # each image its own cluster: beta = -1 but at fixed points
+    if (random_targets or self.pseudo is not None) and tr.epoch >= c.attack_warmup_epochs and tr.rng.random() < c.p:
+        with tr.phase('attack'):
+            x_adv, frac_neg = swaro_pgd(tr.attack_model, x1, x2, idx if random_targets else self.pseudo[idx],
+                                        eps=c.eps, alpha=c.alpha, steps=c.attack_steps, temperature=c.temperature,
+                                        generator=tr.gen, detach_keys=c.attack_detach_keys, core=tr.pgd_core,
+                                        groups=local_groups(tr))
+        used = torch.ones((), device=x.device)
+    else: x_adv, frac_neg, used = self.attack(tr, x1, x2), zero, zero
+    return adversarial_loss(tr, x1, x2, x_adv), {'frac_neg': frac_neg, 'swaro_batches': used}
