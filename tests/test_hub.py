@@ -296,3 +296,31 @@ def test_committed_model_matches_record(name, head):
     r = hub.check_pretrained(name, head, n=200, root=ROOT / 'weights', device='cpu')
     assert r['ok'], (f"{name} ({head}): {r['acc']:.2f}% on {r['n']} test images, the record says {r['record']:.2f}% on "
                      f"{r['record_images']} (allowed difference {r['tol']:.2f})")
+
+
+def _bits(text: str, n: int):
+    "Per-image correctness as the records store it (packbits, little bit order, base64), decoded with numpy alone."
+    import base64, numpy as np
+    return np.unpackbits(np.frombuffer(base64.b64decode(text), np.uint8), bitorder='little')[:n].astype(bool)
+
+
+@pytest.mark.parametrize('check', sorted((ROOT / 'results' / 'checks').glob('reeval-*.json')), ids=lambda p: p.stem)
+def test_committed_reevaluation_matches_record(check):
+    """A committed model re-evaluated on a GPU (issue #35.5) matches the record its evaluation wrote: recomputed here from
+    both records' per-image bits, on the same test images, every LE column of the record is within the check's 0.3 points,
+    and the check file says what the records say."""
+    c = json.loads(check.read_text())
+    new, old = (json.loads((ROOT / c['files'][k]).read_text()) for k in ('reeval', 'record'))
+    assert (new['run'], old['run']) == (c['run'], c['run']) and c['tol'] == 0.3
+    pn, po = new['per_image'], old['per_image']
+    assert pn['encoding'] == po['encoding'] == 'packbits-little-base64'
+    assert pn['test_index'] == po['test_index'] and pn['n'] == po['n'] == c['n'] == old['budgets']['test_images']
+    need = {'clean', 'linf_8', 'linf_16', 'l2_025', 'l2_05', 'l1_784', 'l1_12'}
+    assert need <= set(c['columns']) <= set(po['correct']['le']) & set(pn['correct']['le'])
+    for col, v in c['columns'].items():
+        bn, bo = _bits(pn['correct']['le'][col], pn['n']), _bits(po['correct']['le'][col], po['n'])
+        an, ao = 100 * bn.mean(), 100 * bo.mean()
+        assert abs(an - new['metrics'][col]) < 1e-6 and abs(ao - old['metrics'][col]) < 1e-6, col   # bits = metrics
+        assert (v['record'], v['reeval'], v['images_differ']) == (old['metrics'][col], new['metrics'][col], int((bn != bo).sum()))
+        assert abs(an - ao) <= c['tol'], f"{col}: re-evaluation {an:.2f} against the record's {ao:.2f}"
+    assert c['ok']
