@@ -122,9 +122,18 @@ def test_readme_verdicts_are_the_records():
     "The README's verdict section: the five-seed set once results/eval/five-seed holds records, else the older 200-epoch records with no verdict; every cell recomputed from them, and the forest plot in the README with the same numbers."
     ev = ROOT / 'results' / 'eval'
     five = [json.loads(f.read_text()) for f in sorted((ev / 'five-seed').glob('*-eval.json'))] if (ev / 'five-seed').is_dir() else []
-    recs = five or [r for r in (json.loads(f.read_text()) for f in sorted(ev.glob('*-eval.json')))
-                    if r.get('kind') == 'eval' and r.get('dataset') == 'cifar10' and r.get('epochs') == 200 and '-c10-200-s' in r['run']]
-    _check_verdicts(README, recs, bool(five), ROOT / 'nbs' / 'images' / 'verdicts-forest.png')
+    # the set stands in once it holds both sides of a comparison: SwARo, and RoCL or random targets (by the runs' names)
+    seeds = {v: sum(r['run'].startswith(f'c10-200-{v}-s') for r in five) for v in ('swaro', 'rocl', 'rand')}
+    used = bool(seeds['swaro'] and (seeds['rocl'] or seeds['rand']))
+    recs = five if used else [r for r in (json.loads(f.read_text()) for f in sorted(ev.glob('*-eval.json')))
+                              if r.get('kind') == 'eval' and r.get('dataset') == 'cifar10' and r.get('epochs') == 200
+                              and '-c10-200-s' in r['run']]
+    _check_verdicts(README, recs, used, ROOT / 'nbs' / 'images' / 'verdicts-forest.png')
+    if five and not used:   # how far the set is, said beside the older records
+        name = {'swaro': 'SwARo', 'rocl': 'RoCL', 'rand': 'SwARo (random targets)'}
+        said = README.split('; so far ', 1)[1].split(')', 1)[0] + ')'
+        for v, k in seeds.items():
+            if k: assert f"{name[v]} {k} seed{'s' * (k > 1)}" in said, (v, said)
     if not five: assert "they keep no per-image correctness, so every verdict is **unresolved (no per-image record)**" in README
 
 def test_readme_five_seed(tmp_path):
