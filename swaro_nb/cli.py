@@ -378,7 +378,9 @@ def eval_cli(argv=None):
     private_compile_cache()
     out = a['out'] or eval_dir
     try:
-        if a['pretrained']: res = evaluate_pretrained(a['pretrained'], cfg, out, a['weights_root'])
+        if a['pretrained']:   # the record's test images, unless --n-test asks for a subset of its own
+            own = dict(n_test=cfg.n_test, seed=cfg.seed) if a.get('n_test') is not None else {}
+            res = evaluate_pretrained(a['pretrained'], cfg, out, a['weights_root'], **own)
         elif a['classifier']:
             res = evaluate_classifiers({'classifier': load_classifier(a['classifier'])},
                                        a['name'] or a['classifier'].split(':')[1], cfg, out)

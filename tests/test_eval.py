@@ -205,5 +205,11 @@ def test_cli_pretrained(runs, tmp_path):
     old, new = (json.loads(p.read_text()) for p in (ev / 'swaro-eval.json', tmp_path / 'again' / 'swaro-eval.json'))
     assert new['per_image']['test_index'] == old['per_image']['test_index']   # the record's own test images
     assert abs(new['metrics']['clean'] - old['metrics']['clean']) <= 100 / 24 + 1e-9   # float16 weights: one image at most
+    # --n-test asks for a subset of its own: it wins over the record's images (a first look on a CPU at a few images)
+    r = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', '--attacks', 'linf_8', '--n-test', 8,
+              '--out', tmp_path / 'few')
+    assert r.returncode == 0, r.stderr[-3000:]
+    few = json.loads((tmp_path / 'few' / 'swaro-eval.json').read_text())
+    assert few['budgets']['test_images'] == few['per_image']['n'] == 8
     e = _eval('--pretrained', 'nosuch', '--weights-root', tmp_path / 'W', '--smoke', '--out', tmp_path / 'x')
     assert e.returncode == 2 and "no model 'nosuch'" in e.stderr
