@@ -117,7 +117,7 @@ def choose_preset(preset: str | None, cuda: bool | None = None, epochs: int | No
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
     import signal, threading
-    from swaro_nb.train import train, DivergenceError, CheckpointError, DiskFullError, Stopped
+    from swaro_nb.train import train, close_distributed, DivergenceError, CheckpointError, DiskFullError, Stopped
     from swaro_nb.data import DataError
     argv = sys.argv[1:] if argv is None else argv
     ap = config_parser('swaro_train', "Train SimCLR / RoCL / SwARo / a baseline on CIFAR; "
@@ -146,6 +146,7 @@ def train_cli(argv=None):
     finally:
         if main: signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
     if t.rank == 0: print(f"run folder: {t.dir}  (epochs done: {t.epoch}/{cfg.epochs})")
+    close_distributed()   # every rank, once its run folder is written
 
 # %% ../nbs/11_cli.ipynb #0cdf4fb9
 def _save_elsewhere(recs: list, stem: str) -> Path | None:

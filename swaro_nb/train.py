@@ -26,9 +26,9 @@ from .methods import get_method, check_config, METHODS, register_method, SimCLR
 
 # %% auto #0
 __all__ = ['NEW_RUN', 'SNAPSHOTS', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError',
-           'Stopped', 'init_distributed', 'from_rank0', 'private_compile_cache', 'Trainer', 'replace_file',
-           'snapshot_name', 'half_weights', 'run_files', 'take_lock', 'release_lock', 'knn_accuracy', 'plot_history',
-           'train']
+           'Stopped', 'init_distributed', 'close_distributed', 'from_rank0', 'private_compile_cache', 'Trainer',
+           'replace_file', 'snapshot_name', 'half_weights', 'run_files', 'take_lock', 'release_lock', 'knn_accuracy',
+           'plot_history', 'train']
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
@@ -54,6 +54,11 @@ def init_distributed() -> tuple:
         dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')
     r, w = (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
     return r, w, int(os.environ.get('LOCAL_RANK', 0))
+
+def close_distributed():
+    ("Leave the process group at the end of a data-parallel job: a barrier, so that no rank exits while a peer still "
+     "talks to it, then its destruction (a gloo rank exiting with the group alive can abort with SIGABRT).")
+    if dist.is_available() and dist.is_initialized(): dist.barrier(); dist.destroy_process_group()
 
 def from_rank0(obj):
     "Rank 0's `obj` on every rank (`obj` itself when not distributed)."

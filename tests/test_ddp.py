@@ -13,7 +13,7 @@ def _epochs(out: Path) -> list: return [json.loads(l)['epoch'] for l in (out / '
 def ddp_run(tmp_path_factory):
     "`torchrun --nproc_per_node 2 -m swaro_nb.cli train` on the CPU (gloo): 2 epochs into a folder of its own (the runs folder)."
     out = tmp_path_factory.mktemp('ddp')
-    cmd = [script('torchrun'), '--nproc_per_node', '2', '--master_port', '29517', '-m', 'swaro_nb.cli', 'train', *ARGS, '--out-dir', str(out)]
+    cmd = [script('torchrun'), '--nproc_per_node', '2', '--master_port', str(_free_port()), '-m', 'swaro_nb.cli', 'train', *ARGS, '--out-dir', str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': '1'}, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return out
@@ -77,7 +77,7 @@ def test_ranks_agree_on_resuming(ddp_run, tmp_path):
 REFRESH = r'''
 import sys, torch
 from swaro_nb.config import make_config
-from swaro_nb.train import Trainer
+from swaro_nb.train import Trainer, close_distributed
 from swaro_nb.cluster import sharded_features
 out, tag = sys.argv[1], sys.argv[2]
 t = Trainer(make_config('smoke', name=f'refresh-{tag}', out_dir=out, subset_per_class=10, n_clusters=10, progress=False),
@@ -89,6 +89,7 @@ t.method.feature_batch, t.epoch = 16, 3   # 100 images in 7 batches of 16: 3 on 
 t.method.refresh_clusters(t)
 assert all(torch.equal(a, b) for a, b in zip(own, t.net.buffers())), 'this rank did not get its own buffers back'
 torch.save(dict(labels=t.method.pseudo, feats=sharded_features(t.net.features, t.data.images, 16)), f'{out}/{tag}-{t.rank}.pt')
+close_distributed()
 '''
 
 def test_refresh_shards_the_feature_pass(tmp_path):
