@@ -13,8 +13,9 @@ from .stats import compare_records, VERDICTS
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS', 'RADIUS_PAIRS', 'attack_columns', 'paper_table',
            'autoattack_table', 'markdown_table', 'load_results', 'paper_comparable', 'smoke_note', 'ours_only',
-           'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'verdict_set',
-           'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_anomalies']
+           'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'five_seed_records',
+           'seed_counts', 'verdict_set', 'verdict_columns', 'verdict_comparisons', 'verdict_table',
+           'mechanism_sentence', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -384,10 +385,19 @@ FIVE_SEED_DIR = Path('eval') / 'five-seed'  # under results/: the five-seed set 
 VERDICT_PAIRS = {'SwARo − RoCL': ('SwARo', 'RoCL'),  # comparison name -> (variant A, variant B): A - B
                  'random targets − SwARo': ('SwARo (random targets)', 'SwARo')}
 
+def five_seed_records(results) -> list:
+    "The five-seed set's evaluation records under the results folder `results` (none while its folder is missing)."
+    d = Path(results) / FIVE_SEED_DIR
+    return load_results(d, kind='eval') if d.is_dir() else []
+
+def seed_counts(groups: dict) -> str:
+    "How many seeds each variant has, e.g. 'SwARo 3 seeds; RoCL 1 seed', of records grouped by `by_variant`."
+    return '; '.join(f"{v} {len(rs)} seed{'s' * (len(rs) > 1)}" for v, rs in groups.items())
+
 def verdict_set(results  # the results folder (e.g. swaro_nb.core.results_dir())
                ) -> tuple:  # (eval records, whether they are the five-seed set)
     "The records of the verdicts: the five-seed set once it holds both sides of a comparison, else the older ones."
-    five = load_results(Path(results) / FIVE_SEED_DIR, kind='eval') if (Path(results) / FIVE_SEED_DIR).is_dir() else []
+    five = five_seed_records(results)
     g = by_variant(five)
     if any(va in g and vb in g for va, vb in VERDICT_PAIRS.values()): return five, True
     old = load_results(Path(results) / 'eval', kind='eval') if (Path(results) / 'eval').is_dir() else []

@@ -2,9 +2,10 @@
 """Re-evaluate a committed model (issue #35.5) and hold the result against the record made when it was evaluated.
 
   python tools/gpu/reeval_pretrained.py run ROOT OUT [--name c10-200-swaro-s0] [--cpu-smoke N]
-      on a GPU: the model's LE head from ROOT (a weights/ folder), no head fitted, attacked with the record's LE columns
-      (Table 1's worst cases and PGD-20 columns, Table 3, RoCL's protocol; not the reference AutoAttack) on the record's
-      test images -> OUT/<name>-eval.json.  --cpu-smoke N: a dry run on the CPU, N images, PGD only.
+      on a GPU: the model's LE head from ROOT (a weights/ folder), no head fitted, attacked with the columns of the
+      record that measured it (its eval_config: the white-box columns, Table 3, RoCL's protocol; not the reference
+      AutoAttack) on the record's test images -> OUT/<name>-eval.json.  --cpu-smoke N: a dry run on the CPU, N images,
+      PGD only.
   python tools/gpu/reeval_pretrained.py compare NEW OLD --out results/checks/reeval-<name>-<card>.json [--tol 0.3]
       per LE column: the two accuracies, their difference and how many test images changed; ok when every column is
       within --tol points (the issue's bar) on the same test images. Exit 1 when not ok.
@@ -12,13 +13,14 @@
 import argparse, json, sys, time
 from pathlib import Path
 
-COLUMNS = ('linf_8,linf_16,l2_025,l2_05,l1_784,l1_12,'
-           'pgd_linf_8,pgd_linf_16,pgd_l2_025,pgd_l2_05,pgd_l1_784,pgd_l1_12').split(',')
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(a) -> int:
-    from swaro_nb.hub import evaluate_pretrained
-    kw = dict(attacks=COLUMNS, table3=True, rocl_protocol=True, shards=4, progress=False)
+    from swaro_nb.hub import evaluate_pretrained, pretrained_info
+    ec = json.loads((ROOT / pretrained_info(a.name, a.root)['heads']['le']['record']).read_text())['eval_config']
+    kw = dict(attacks=[c for c in ec['attacks'] if not c.startswith('ref_aa_')], table3=ec['table3'],
+              rocl_protocol=ec['rocl_protocol'], shards=ec['shards'], progress=False)
     if a.cpu_smoke: kw.update(n_test=a.cpu_smoke, smoke=True, device='cpu', table3=False, rocl_protocol=False,
                               attacks=['pgd_linf_8'])
     t = time.time()
