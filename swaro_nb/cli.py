@@ -114,10 +114,11 @@ def choose_preset(preset: str | None, cuda: bool | None = None, epochs: int | No
     raise ConfigError(f"preset: name one (--preset {'/'.join(PRESETS)}; c10-200 is the paper's 200-epoch setting), "
                       f"or the epochs: without either a GPU run would start the 2,000-epoch default")
 
+# %% ../nbs/11_cli.ipynb #269088d1
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
     import signal, threading
-    from swaro_nb.train import train, close_distributed, DivergenceError, CheckpointError, DiskFullError, Stopped
+    from swaro_nb.train import train, exit_distributed, DivergenceError, CheckpointError, DiskFullError, Stopped
     from swaro_nb.data import DataError
     argv = sys.argv[1:] if argv is None else argv
     ap = config_parser('swaro_train', "Train SimCLR / RoCL / SwARo / a baseline on CIFAR; "
@@ -132,6 +133,7 @@ def train_cli(argv=None):
     def before_training(signum, frame): raise Stopped("stopped before training began; nothing was written", signum)
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGTERM, before_training) if main else None   # fit catches signals itself as it trains
+    code = 0
     try:
         preset, note = choose_preset(preset, epochs=a.get('epochs'))
         if note: say(note)
@@ -139,14 +141,15 @@ def train_cli(argv=None):
         check_extra(cfg)
         # train checks the folder before loading data
         t = train(cfg, resume=not no_resume, **({'overwrite': True} if overwrite else {}))
-    except Stopped as e: say(str(e)); sys.exit(128 + e.signum)
-    except KeyboardInterrupt: say("stopped before training began; nothing was written"); sys.exit(130)
-    except DiskFullError as e: say(f"error: {e}"); sys.exit(1)
-    except (ConfigError, DataError, DivergenceError, CheckpointError, ValueError) as e: say(f"error: {e}"); sys.exit(2)
+    except Stopped as e: say(str(e)); code = 128 + e.signum
+    except KeyboardInterrupt: say("stopped before training began; nothing was written"); code = 130
+    except DiskFullError as e: say(f"error: {e}"); code = 1
+    except (ConfigError, DataError, DivergenceError, CheckpointError, ValueError) as e: say(f"error: {e}"); code = 2
     finally:
         if main: signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
+    if code: exit_distributed(code, barrier=False); sys.exit(code)   # a rank on an error: no barrier its peers may miss
     if t.rank == 0: print(f"run folder: {t.dir}  (epochs done: {t.epoch}/{cfg.epochs})")
-    close_distributed()   # every rank, once its run folder is written
+    exit_distributed()   # every rank, once its run folder is written
 
 # %% ../nbs/11_cli.ipynb #0cdf4fb9
 def _save_elsewhere(recs: list, stem: str) -> Path | None:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06c_train.ipynb #947305d5
 from __future__ import annotations
-import atexit, contextlib, datetime, io, json, math, os, random, shutil, signal, socket, tempfile, threading, time
+import atexit, contextlib, datetime, io, json, math, os, random, shutil, signal, socket, sys, tempfile, threading, time
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
@@ -26,9 +26,9 @@ from .methods import get_method, check_config, METHODS, register_method, SimCLR
 
 # %% auto #0
 __all__ = ['NEW_RUN', 'SNAPSHOTS', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError',
-           'Stopped', 'init_distributed', 'close_distributed', 'from_rank0', 'private_compile_cache', 'Trainer',
-           'replace_file', 'snapshot_name', 'half_weights', 'run_files', 'take_lock', 'release_lock', 'knn_accuracy',
-           'plot_history', 'train']
+           'Stopped', 'init_distributed', 'close_distributed', 'exit_distributed', 'from_rank0',
+           'private_compile_cache', 'Trainer', 'replace_file', 'snapshot_name', 'half_weights', 'run_files',
+           'take_lock', 'release_lock', 'knn_accuracy', 'plot_history', 'train']
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
@@ -55,10 +55,23 @@ def init_distributed() -> tuple:
     r, w = (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
     return r, w, int(os.environ.get('LOCAL_RANK', 0))
 
-def close_distributed():
+def close_distributed(barrier: bool = True):
     ("Leave the process group at the end of a data-parallel job: a barrier, so that no rank exits while a peer still "
-     "talks to it, then its destruction (a gloo rank exiting with the group alive can abort with SIGABRT).")
-    if dist.is_available() and dist.is_initialized(): dist.barrier(); dist.destroy_process_group()
+     "talks to it (`barrier=False`: a rank stopping on an error, which its peers may not reach), then its destruction.")
+    if dist.is_available() and dist.is_initialized():
+        if barrier: dist.barrier()
+        dist.destroy_process_group()
+
+def exit_distributed(code: int = 0, barrier: bool = True):
+    ("In a data-parallel job: leave the group (`close_distributed`), run the `atexit` handlers, flush the output and "
+     "end the process with `code` without the interpreter's teardown. A `DistributedDataParallel` wrapper keeps the "
+     "gloo group and its threads alive past `destroy_process_group` (torch 2.14), and a process tearing down with them "
+     "running aborts now and then (SIGABRT, 'terminate called without an active exception'). Outside a job: returns.")
+    if not (dist.is_available() and dist.is_initialized()): return
+    close_distributed(barrier)
+    atexit._run_exitfuncs()
+    for s in (sys.stdout, sys.stderr): s.flush()
+    os._exit(code)
 
 def from_rank0(obj):
     "Rank 0's `obj` on every rank (`obj` itself when not distributed)."

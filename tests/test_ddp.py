@@ -75,9 +75,9 @@ def test_ranks_agree_on_resuming(ddp_run, tmp_path):
     assert {p.name: p.stat().st_mtime_ns for p in (shared / 'ddp').iterdir()} == before   # nothing written
 
 REFRESH = r'''
-import sys, torch
+import atexit, sys, torch
 from swaro_nb.config import make_config
-from swaro_nb.train import Trainer, close_distributed
+from swaro_nb.train import Trainer, exit_distributed
 from swaro_nb.cluster import sharded_features
 out, tag = sys.argv[1], sys.argv[2]
 t = Trainer(make_config('smoke', name=f'refresh-{tag}', out_dir=out, subset_per_class=10, n_clusters=10, progress=False),
@@ -89,19 +89,23 @@ t.method.feature_batch, t.epoch = 16, 3   # 100 images in 7 batches of 16: 3 on 
 t.method.refresh_clusters(t)
 assert all(torch.equal(a, b) for a, b in zip(own, t.net.buffers())), 'this rank did not get its own buffers back'
 torch.save(dict(labels=t.method.pseudo, feats=sharded_features(t.net.features, t.data.images, 16)), f'{out}/{tag}-{t.rank}.pt')
-close_distributed()
+rank = t.rank
+atexit.register(lambda: open(f'{out}/{tag}-{rank}.atexit', 'w').close())   # exit_distributed runs the handlers
+exit_distributed()
 '''
 
 def test_refresh_shards_the_feature_pass(tmp_path):
     """SwARo's refresh under `torchrun --nproc_per_node 2` (gloo), each rank extracting its shard of the training set, rank 1
     with batch-norm buffers of its own: the gathered features (on both ranks) and the pseudo-labels are bit for bit those
-    of a one-process refresh of the same weights and images."""
+    of a one-process refresh of the same weights and images. Each rank ends with `exit_distributed` (its atexit handlers run, exit
+    status 0)."""
     (tmp_path / 'refresh.py').write_text(REFRESH)
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
     for cmd in ([sys.executable, 'refresh.py', str(tmp_path), 'one'],
                 [script('torchrun'), '--nproc_per_node', '2', '--master_port', str(_free_port()), 'refresh.py', str(tmp_path), 'two']):
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
         assert r.returncode == 0, r.stderr[-3000:]
+    assert sorted(p.name for p in tmp_path.glob('*.atexit')) == ['one-0.atexit', 'two-0.atexit', 'two-1.atexit']
     one, *two = (torch.load(tmp_path / f, weights_only=True) for f in ('one-0.pt', 'two-0.pt', 'two-1.pt'))
     assert one['feats'].shape == (100, 8 * 8) and len(one['labels'].unique()) > 1
     for rank, got in enumerate(two):
