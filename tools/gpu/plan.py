@@ -51,6 +51,12 @@ EVAL_STARTUP_S = 25  # per evaluation: swaro-c10-e120 evaluated 237 s between it
 # times its restarts; APGD-T runs once per target class (9 on CIFAR-10). A worst-case column runs its members one after
 # the other, each on the images the earlier ones left correctly classified: ROBUST_FRAC of them is assumed.
 ROBUST_FRAC = 0.5
+# APGD-CE and APGD-T members (torchattacks', one restart; APGD-T once per target class) take a time per step that barely
+# depends on the images they run on: c10-200-swaro-s0's APGD-T at linf_16 ran on 12 images in 22.6 s and at l2_025 on
+# 1,237 in 31.6 s (results/eval/five-seed/, H200, 6f909b8). Where records time them one by one, they are priced as a line
+# fitted on the newest such record's timings, seconds per step = a + b x images (apgd_timings); else as the other
+# attacks. (ce-c10-100-s0, H200, edad02c, times its three at 66-100 ms per step: another code's, left out by the newest.)
+APGD_KINDS = ('apgd', 'apgd-t')
 # A model that no attack leaves much of (no adversarial training: CE, SCL, SimCLR, SwAV) runs its worst-case members and
 # AutoAttack on few images: ASSUMED NONROBUST_FRAC of them (the SimCLR 200-epoch record: 0-12% robust per column, its
 # AutoAttack 64 s against 350-460 s of the robust runs'). A run's eval.robust_frac overrides either.
@@ -162,7 +168,7 @@ def names_units(sets: dict, names) -> dict:
     every, names = _every(sets), list(names)
     unknown = [k for k in names if k not in every]
     if unknown: raise PlanError(f"unknown attack(s) {unknown}; known: {sorted(every)}")
-    out = dict(all=0.0, robust=0.0, aa=0, ref=0)
+    out = dict(all=0.0, robust=0.0, apgd=0.0, aa=0, ref=0)
     for k in names:
         spec = every[k]
         if spec.get('kind') == 'autoattack': out['aa'] += 1; continue
@@ -170,7 +176,8 @@ def names_units(sets: dict, names) -> dict:
         out['all'] += spec_units(spec)
         for mem in spec.get('members') or ():
             if mem in names: continue          # a column asked for itself, run on every image already
-            out['robust'] += spec_units(every.get(mem) or {})
+            m = every.get(mem) or {}
+            out['apgd' if m.get('kind') in APGD_KINDS else 'robust'] += spec_units(m)
     return out
 
 def reference_names(cols, sets=None) -> list:
@@ -368,6 +375,9 @@ class EvalModel:
         self.aa_measured = len(aa)
         self.ref_units = statistics.median(s / (n * self.unit_s) for s, n in ref) if ref else REF_AA_UNITS
         self.ref_measured = len(ref)
+        timed = [r for r in recs if apgd_timings(r, self.sets)]   # the newest record that times them (its code, its card)
+        pts = apgd_timings(max(timed, key=_ts), self.sets) if timed else []
+        self.apgd_fit, self.apgd_measured = (_line(pts) if len({x for x, _ in pts}) >= 2 else None), len(pts)
 
     def describe(self) -> str:
         aa = (f"AutoAttack {self.aa_units:.0f} units per image and norm from {self.aa_measured} timings" if self.aa_measured else
@@ -375,9 +385,12 @@ class EvalModel:
         ref = (f"reference AutoAttack {self.ref_units:.0f} units per image and norm from {self.ref_measured} timings" if self.ref_measured else
                f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file, from one evaluation piece's timing)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
+        apgd = (f"APGD members {self.apgd_fit[0] * 1e3:.2f} ms per step whatever the images + {self.apgd_fit[1] * 1e6:.1f} us per "
+                f"image and step, from {self.apgd_measured} member timings" if self.apgd_fit else
+                "APGD members priced as the other attacks (no record times them one by one)")
         return (f"evaluation model from {self.n} records ({', '.join(sorted(set(Path(f).name for f in self.files)))}): "
                 f"LE {self.le_a:.1f} s + {self.le_b:.3f} s per epoch; {rle}; attacks {self.unit_s * 1e6:.1f} us per image "
-                f"and step (a unit), each head; worst-case members ASSUMED to run on {ROBUST_FRAC:.0%} of the images; {aa}; "
+                f"and step (a unit), each head; worst-case members ASSUMED to run on {ROBUST_FRAC:.0%} of the images; {apgd}; {aa}; "
                 f"{ref}; attack sets from {self.sets_source}")
 
     def predict(self, ev: dict, eval_startup_s: float) -> dict:
@@ -395,19 +408,39 @@ class EvalModel:
         rf = ROBUST_FRAC if ev['robust_frac'] is None else float(ev['robust_frac'])   # the records' AutoAttack: ~ROBUST_FRAC left
         for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack']),
                         ('reference', bool(ev['reference']))):
-            if not on: u = dict(all=0.0, robust=0.0, aa=0, ref=0)
+            if not on: u = dict(all=0.0, robust=0.0, apgd=0.0, aa=0, ref=0)
             elif key == 'table1' and ev['attacks'] is not None: u = names_units(self.sets, ev['attacks'])   # the columns asked for
             elif key == 'reference': u = names_units(self.sets, reference_names(ev['reference'], self.sets))
             else: u = set_units(self.sets, key)
             units = (n * (u['all'] + rf * u['robust'])
                      + min(n, AA_N) * (u['aa'] * self.aa_units + u['ref'] * self.ref_units) * rf / ROBUST_FRAC)
-            out[f'attacks_{key}'] = heads * units * self.unit_s / gpus   # GPU-seconds over the GPUs
+            apgd = u['apgd'] * (self.apgd_fit[0] + self.apgd_fit[1] * n * rf) if self.apgd_fit else n * rf * u['apgd'] * self.unit_s
+            out[f'attacks_{key}'] = heads * (units * self.unit_s + apgd) / gpus   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
         out['eval_gpus'] = gpus
         return out
 
 
 def _train(r): return r['budgets'].get('train_images') or N_TRAIN
+
+def apgd_timings(r: dict, sets: dict) -> list:
+    ("(images it ran on, GPU-seconds per unit) of each APGD-CE / APGD-T worst-case member that an evaluation record "
+     "times: the images it ran on are those its column's earlier members left (the first: the clean-correct ones), from "
+     "the record's `worst` counts ([[member, % left]] per head and column) and its clean accuracy.")
+    every, n, out = _every(sets), _test(r), []
+    w = r['budgets'].get('workers')
+    g = len(set(w)) / len(w) if isinstance(w, list) and w else 1.0
+    for head, cols in (r.get('worst') or {}).items():
+        sec, clean = (r.get('seconds') or {}).get(f'attacks_{head}') or {}, ((r.get('metrics') or {}).get(head) or {}).get('clean')
+        if not isinstance(cols, dict) or not isinstance(clean, (int, float)): continue
+        for chain in cols.values():
+            before = clean * n / 100
+            for mem, left in chain:
+                spec = every.get(mem) or {}
+                if spec.get('kind') in APGD_KINDS and isinstance(sec.get(mem), (int, float)):
+                    out.append((before, sec[mem] * g / spec_units(spec)))
+                before = left * n / 100
+    return out
 def _test(r): return r['budgets'].get('test_images') or r['budgets'].get('n_test') or N_TEST
 
 def _line(pts):
