@@ -359,6 +359,34 @@ def test_reference_autoattack_is_priced_then_measured(tmp_path, capsys):
     assert rc == 2 and "unknown column 'linf_4'" in err and 'l2_05' in err and len(err.strip().splitlines()) == 1
 
 
+def test_apgd_members_are_priced_from_their_own_timings():
+    """A record that times the worst case's APGD members one by one (its `worst` counts say how many images each ran on)
+    prices them as a line in those images, fitted on the newest such record: a fixed time per step and block of images
+    plus a time per image and step; eval "shards" scales the fixed part. Without such a record: the old unit rule."""
+    sets = plan._builtin_sets(); ce, t = sets['members']['apgd_ce_linf_8'], sets['members']['apgd_t_linf_8']
+    u_ce, u_t = plan.spec_units(ce), plan.spec_units(t)
+    a, b = 0.02, 5e-6   # seconds per step at 4 shards, per image and step: the truth the fit must recover
+    def rec(date, clean, left, shards=4):   # pgd leaves left[0] %, APGD-CE left[1], APGD-T left[2] (of n = 1000)
+        n, e = 1000, evrec()
+        e.update(date=date, _file=date, metrics=dict(le=dict(clean=clean)),
+                 worst=dict(le=dict(linf_8=[['pgd_linf_8', left[0]], ['apgd_ce_linf_8', left[1]], ['apgd_t_linf_8', left[2]]])))
+        e['budgets'].update(shards=shards, attacks={**e['budgets']['attacks'], 'apgd_ce_linf_8': ce, 'apgd_t_linf_8': t})
+        e['seconds']['attacks_le'].update(apgd_ce_linf_8=u_ce * (a + b * left[0] * n / 100), apgd_t_linf_8=u_t * (a + b * left[1] * n / 100))
+        return e
+    new, old = rec('2026-11-29T00:00:00+00:00', 80, (50, 40, 30)), rec('2026-11-20T00:00:00+00:00', 90, (20, 10, 5))
+    old['seconds']['attacks_le']['apgd_t_linf_8'] *= 3   # another code's timing: left out, the newest record is taken
+    assert plan.apgd_timings(new, sets) == [pytest.approx((500, a + b * 500)), pytest.approx((400, a + b * 400))]
+    m = plan.EvalModel([old, new], 'H100', sets=(sets, 'built-in'))
+    assert m.apgd_fit == pytest.approx((a, b)) and m.apgd_shards == 4 and 'from 2 member timings' in m.describe()
+    ev = dict(le_epochs=150, rle_epochs=0, n_test=2000, attacks=['linf_8'], robust_frac=0.5)
+    base = m.predict(ev, 0)['attacks_table1'] - 2000 * 0.5 * plan.spec_units(plan._every(sets)['pgd_linf_8']) * m.unit_s
+    assert base == pytest.approx((u_ce + u_t) * (a + b * 1000))
+    one = m.predict(dict(ev, shards=1), 0)['attacks_table1'] - m.predict(ev, 0)['attacks_table1']
+    assert one == pytest.approx(-(u_ce + u_t) * a * 3 / 4)   # one block: a quarter of the fixed part
+    plain = plan.EvalModel([dict(evrec(), _file='p')], 'H100', sets=(sets, 'built-in'))   # no member timings: the old rule
+    assert plain.apgd_fit is None and 'priced as the other attacks' in plain.describe()
+
+
 def test_attack_list_fractional_gpus_and_card_speeds(tmp_path, capsys):
     "eval 'attacks' prices the columns named (members on the robust share); eval_gpus may be fractional; s_per_epoch may be given per card."
     evs = [evrec()]; evs[0]['_file'] = 'x'

@@ -56,6 +56,8 @@ ROBUST_FRAC = 0.5
 # 1,237 in 31.6 s (results/eval/five-seed/, H200, 6f909b8). Where records time them one by one, they are priced as a line
 # fitted on the newest such record's timings, seconds per step = a + b x images (apgd_timings); else as the other
 # attacks. (ce-c10-100-s0, H200, edad02c, times its three at 66-100 ms per step: another code's, left out by the newest.)
+# That record ran with --shards 4: each member is four torchattacks calls, one a block of 500 images, so the fixed part is
+# assumed per block, not yet measured at another shard count (eval "shards" scales it; the five-seed protocol keeps 4, for resumable pieces and the same random starts).
 APGD_KINDS = ('apgd', 'apgd-t')
 # A model that no attack leaves much of (no adversarial training: CE, SCL, SimCLR, SwAV) runs its worst-case members and
 # AutoAttack on few images: ASSUMED NONROBUST_FRAC of them (the SimCLR 200-epoch record: 0-12% robust per column, its
@@ -108,7 +110,8 @@ SUPERVISED = ('ce', 'at', 'trades')   # methods with their own classifier, which
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
                      train_images=N_TRAIN, procs=1, eval_gpus=1, robust_frac=None, le=True, classifier=False, reference=(),
-                     attacks=None)
+                     attacks=None, shards=None)
+# shards: swaro_eval --shards (each attack unit runs once per block of images); None: as the record the APGD fit comes from
 # le: False for an rLE-only evaluation (swaro_eval --no-le); a run with "trained": true is evaluated only (trained in an
 # earlier lease, its weights preloaded: repro_session.sh PRELOAD with RUNS naming it), no start-up or training priced
 # procs: attack processes of the evaluation (swaro_eval --workers; repro_session.sh HELP and PROCS); eval_gpus: the GPUs
@@ -378,6 +381,7 @@ class EvalModel:
         timed = [r for r in recs if apgd_timings(r, self.sets)]   # the newest record that times them (its code, its card)
         pts = apgd_timings(max(timed, key=_ts), self.sets) if timed else []
         self.apgd_fit, self.apgd_measured = (_line(pts) if len({x for x, _ in pts}) >= 2 else None), len(pts)
+        self.apgd_shards = int(max(timed, key=_ts)['budgets'].get('shards') or 1) if timed else 1
 
     def describe(self) -> str:
         aa = (f"AutoAttack {self.aa_units:.0f} units per image and norm from {self.aa_measured} timings" if self.aa_measured else
@@ -385,8 +389,9 @@ class EvalModel:
         ref = (f"reference AutoAttack {self.ref_units:.0f} units per image and norm from {self.ref_measured} timings" if self.ref_measured else
                f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file, from one evaluation piece's timing)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
-        apgd = (f"APGD members {self.apgd_fit[0] * 1e3:.2f} ms per step whatever the images + {self.apgd_fit[1] * 1e6:.1f} us per "
-                f"image and step, from {self.apgd_measured} member timings" if self.apgd_fit else
+        apgd = (f"APGD members {self.apgd_fit[0] * 1e3:.2f} ms per step whatever the images (at {self.apgd_shards} shard(s), each "
+                f"a call of its own) + {self.apgd_fit[1] * 1e6:.1f} us per image and step, from {self.apgd_measured} member "
+                "timings" if self.apgd_fit else
                 "APGD members priced as the other attacks (no record times them one by one)")
         return (f"evaluation model from {self.n} records ({', '.join(sorted(set(Path(f).name for f in self.files)))}): "
                 f"LE {self.le_a:.1f} s + {self.le_b:.3f} s per epoch; {rle}; attacks {self.unit_s * 1e6:.1f} us per image "
@@ -414,7 +419,8 @@ class EvalModel:
             else: u = set_units(self.sets, key)
             units = (n * (u['all'] + rf * u['robust'])
                      + min(n, AA_N) * (u['aa'] * self.aa_units + u['ref'] * self.ref_units) * rf / ROBUST_FRAC)
-            apgd = u['apgd'] * (self.apgd_fit[0] + self.apgd_fit[1] * n * rf) if self.apgd_fit else n * rf * u['apgd'] * self.unit_s
+            per_step = self.apgd_fit and self.apgd_fit[0] * (ev['shards'] or self.apgd_shards) / self.apgd_shards   # once per block
+            apgd = u['apgd'] * (per_step + self.apgd_fit[1] * n * rf) if self.apgd_fit else n * rf * u['apgd'] * self.unit_s
             out[f'attacks_{key}'] = heads * (units * self.unit_s + apgd) / gpus   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
         out['eval_gpus'] = gpus
