@@ -9,9 +9,9 @@ from pathlib import Path
 from .config import TrainConfig, PRESETS, ConfigError, make_config
 
 # %% auto #0
-__all__ = ['EVAL_ALIASES', 'Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'choose_preset', 'train_cli',
-           'bench_cli', 'eval_parser', 'eval_config_of', 'check_eval_settings', 'check_eval_args', 'load_classifier',
-           'eval_cli', 'data_cli', 'fits', 'injected_parameters', 'check_parameters', 'main']
+__all__ = ['EVAL_ALIASES', 'FIT_ONLY', 'Parser', 'field_type', 'config_for', 'config_parser', 'check_extra', 'choose_preset',
+           'train_cli', 'bench_cli', 'eval_parser', 'eval_config_of', 'check_eval_settings', 'check_eval_args',
+           'load_classifier', 'eval_cli', 'data_cli', 'fits', 'injected_parameters', 'check_parameters', 'main']
 
 # %% ../nbs/11_cli.ipynb #d5935439
 class Parser(argparse.ArgumentParser):
@@ -331,6 +331,10 @@ def _flag_error(e) -> str:
     return f"--{field.replace('_', '-')}: {why}" if why and ' ' not in field else str(e)
 
 # %% ../nbs/11_cli.ipynb #fadfa9af
+# what fits heads (or needs run folders): refused with --pretrained and --classifier, which attack a classifier as it is
+FIT_ONLY = ('le_epochs', 'le_lr', 'rle_epochs', 'rle_lr', 'aff', 'aff_epochs', 'aff_lr', 'train_per_class', 'transfer',
+            'tsne', 'black_box', 'black_box_only')
+
 def check_eval_args(ap: argparse.ArgumentParser, a: dict):
     ("The `EvalConfig` of `swaro_eval`'s arguments, or exit with one line (status 2) on a bad argument "
      "or output folder, before any work.")
@@ -339,6 +343,13 @@ def check_eval_args(ap: argparse.ArgumentParser, a: dict):
     what = [k for k in ('pretrained', 'classifier') if a.get(k)] + (['runs'] if a['runs'] else [])
     if len(what) != 1:
         ap.error("give run folders, or --pretrained NAME, or --classifier MODULE:CALLABLE (exactly one of them)")
+    fits = [k for k in FIT_ONLY if a.get(k) not in (None, False)]   # a committed head or a classifier is attacked as it is
+    if what[0] != 'runs' and fits:
+        how = ("; to fit heads on a committed encoder, write it as a run folder first (swaro_nb.hub.pretrained_run(NAME, "
+               "DIR)) and evaluate DIR" if what[0] == 'pretrained' else "")
+        it = 'the committed heads as they are' if what[0] == 'pretrained' else 'the classifier as it is'
+        ap.error(f"--{what[0]} attacks {it}, so {', '.join('--' + k.replace('_', '-') for k in fits)} cannot apply "
+                 f"(fitting heads, or run folders){how}")
     try: check_eval_settings({**dataclasses.asdict(eval_config_of(a, False)), 'transfer': a.get('transfer')}, a['runs'])
     except ValueError as e: ap.error(str(e))   # the sizes first, in the flags' words
     try: cfg = eval_config_of(a)

@@ -348,15 +348,18 @@ def evaluate_pretrained(name: str,  # a name `list_pretrained` gives
                         cfg: EvalConfig | None = None,
                         out=None,  # folder for `<name>-eval.json` (None: write nothing)
                         root=None,  # the repository's weights/ (None), a folder, or an http(s) base address
-                        heads=None,  # which committed heads to attack (None: every one the model has)
+                        heads=None,  # which committed heads to attack (None: those of `cfg.le`, `cfg.rle` it has)
                         **changes,  # EvalConfig fields changed from `cfg`
                        ) -> dict:  # the evaluation record
     ("A committed model's classifiers attacked with the evaluation's columns, on its record's test images unless told "
      "otherwise.")
     e = pretrained_info(name, root)
-    heads = list(heads or [h for h in ('le', 'rle') if h in e['heads']])
+    asked = [h for h in ('le', 'rle') if getattr(cfg or EvalConfig(), h)]
+    heads = list(heads or [h for h in asked if h in e['heads']])
     if not heads:
-        raise WeightsError(f"model {name!r} has no head to attack; load_pretrained({name!r}, None) gives its encoder")
+        why = f"no {' or '.join(asked)} head" if asked else "no head asked for (le and rle both off)"
+        raise WeightsError(f"model {name!r}: {why} to attack (it has: {', '.join(e['heads']) or 'none'}); "
+                           f"load_pretrained({name!r}, None) gives its encoder")
     b = next((e['heads'][h]['budgets'] for h in heads if (e['heads'].get(h) or {}).get('budgets')), None) or {}
     cfg = (cfg or EvalConfig()).replace(**{'n_test': b.get('n_test'), 'seed': b.get('seed', 0), **changes})
     models = {h: load_pretrained(name, h, root, cfg.device) for h in heads}

@@ -188,7 +188,8 @@ def test_cli_classifier(tmp_path):
     with torch.no_grad(): ok = (mymodels.make()(te.images[idx].float() / 255).argmax(1) == te.labels[idx]).numpy()
     assert (unpack_bits(res['per_image']['correct']['classifier']['clean'], 24) == ok).all() and m['clean'] == ok.sum() * 100 / 24
     for args, msg in ((['--classifier', 'mymodels'], 'give MODULE:CALLABLE'), (['--classifier', 'nomodule:make'], 'ModuleNotFoundError'),
-                      (['--classifier', 'mymodels:make', 'runs/x'], 'exactly one of them')):
+                      (['--classifier', 'mymodels:make', 'runs/x'], 'exactly one of them'),
+                      (['--classifier', 'mymodels:make', '--aff'], 'attacks the classifier as it is, so --aff cannot apply')):
         e = subprocess.run([script('swaro_eval'), *args, '--smoke', '--device', 'cpu', '--out', 'res2'], capture_output=True, text=True,
                            timeout=300, cwd=tmp_path)
         assert e.returncode == 2 and e.stderr.count('\n') == 1 and msg in e.stderr, (args, e.stderr)
@@ -213,3 +214,10 @@ def test_cli_pretrained(runs, tmp_path):
     assert few['budgets']['test_images'] == few['per_image']['n'] == 8
     e = _eval('--pretrained', 'nosuch', '--weights-root', tmp_path / 'W', '--smoke', '--out', tmp_path / 'x')
     assert e.returncode == 2 and "no model 'nosuch'" in e.stderr
+    # the heads asked for are those attacked (this model has LE only), and what would fit a head is refused, not ignored
+    e = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', '--no-le', '--out', tmp_path / 'x')
+    assert e.returncode == 2 and "no rle head to attack (it has: le)" in e.stderr, e.stderr
+    for extra in (['--aff'], ['--le-epochs', '5'], ['--tsne']):
+        e = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', *extra, '--out', tmp_path / 'x')
+        assert e.returncode == 2 and f"so {extra[0]} cannot apply" in e.stderr and 'pretrained_run' in e.stderr, e.stderr
+    assert not (tmp_path / 'x').exists()
