@@ -105,6 +105,8 @@ def _show_eval(res: dict):
           f"[{res['seconds']['total']:.1f} s]")
     for f in res['flags']: print(f"  flag: {f}")
     if not paper_comparable(res): print(f"  {smoke_note(res)}")
+    if 'aff' in res['metrics']:   # in none of the paper's tables: its columns here
+        print('  AFF: ' + ', '.join(f"{k} {v:.2f}%" for k, v in res['metrics']['aff'].items()))
 
 def _tsne_run(run_dir, cfg: EvalConfig, out, n: int) -> Path:
     "The t-SNE map of one run's test-image features, written as `<run>-tsne.png`."

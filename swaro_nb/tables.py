@@ -11,11 +11,11 @@ from .stats import compare_records, VERDICTS
 
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
-           'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS', 'RADIUS_PAIRS', 'attack_columns', 'paper_table',
-           'autoattack_table', 'markdown_table', 'load_results', 'paper_comparable', 'smoke_note', 'ours_only',
-           'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'five_seed_records',
-           'seed_counts', 'verdict_set', 'verdict_columns', 'verdict_comparisons', 'verdict_table',
-           'mechanism_sentence', 'paper_anomalies']
+           'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS', 'RADIUS_PAIRS',
+           'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results', 'short_evaluation',
+           'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant', 'paper_variants',
+           'black_box_row', 'five_seed_records', 'seed_counts', 'verdict_set', 'verdict_columns', 'verdict_comparisons',
+           'verdict_table', 'mechanism_sentence', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -294,14 +294,26 @@ def load_results(paths,  # JSON files and/or folders of them (e.g. 'results/eval
 
 # %% ../nbs/10a_tables.ipynb #28ca0bda
 FULL_BUDGET_EPOCHS = 100  # a run trained at least this long on the full training set is set beside the paper's numbers
+# and evaluated with at least these: test images, LE epochs (when it fits LE), heads fitted on the full training set
+MIN_TEST_IMAGES, MIN_LE_EPOCHS = 1000, 100
+
+def short_evaluation(rec: dict) -> str | None:
+    "What makes a record's evaluation too small for the paper's numbers to apply (None: nothing)."
+    b = rec.get('budgets') or {}
+    n, le, sub = b.get('test_images') or b.get('n_test'), b.get('le_epochs'), b.get('train_per_class')
+    why = ([f"{n} test images"] * (isinstance(n, int) and n < MIN_TEST_IMAGES)
+           + [f"LE {le} epochs"] * (isinstance(le, int) and le < MIN_LE_EPOCHS)
+           + [f"heads fitted on {sub} training images a class"] * (sub is not None))
+    return ', '.join(why) or None
 
 def paper_comparable(rec: dict  # a results record: eval, transfer or black_box
                     ) -> bool:
-    ("Whether a record comes from full-budget runs (>= FULL_BUDGET_EPOCHS epochs on the full training set), "
-     "so the paper's numbers apply.")
+    ("Whether a record comes from full-budget runs (>= FULL_BUDGET_EPOCHS epochs on the full training set) "
+     "evaluated at full size (`short_evaluation`), so the paper's numbers apply.")
     if rec.get('kind') == 'black_box': return bool(rec.get('runs')) and all(map(paper_comparable, rec['runs'].values()))
     subset = (rec.get('config') or {}).get('subset_per_class') if 'config' in rec else rec.get('subset_per_class')
-    return isinstance(rec.get('epochs'), int) and rec['epochs'] >= FULL_BUDGET_EPOCHS and subset is None
+    return (isinstance(rec.get('epochs'), int) and rec['epochs'] >= FULL_BUDGET_EPOCHS and subset is None
+            and short_evaluation(rec) is None)
 
 def smoke_note(rec: dict) -> str:
     "One line on what a run below the full budget is for (its numbers are not set beside the paper's)."
@@ -313,6 +325,9 @@ def smoke_note(rec: dict) -> str:
         n = cfg['subset_per_class'] * (100 if cfg.get('dataset') == 'cifar100' else 10)
         return (f"{rec['run']}: a smoke run ({epochs} epochs on {n} training images) checks the pipeline end to end; "
                 f"its accuracies are near chance by design and say nothing about the method")
+    if isinstance(epochs, int) and epochs >= FULL_BUDGET_EPOCHS and short_evaluation(rec):
+        return (f"{rec['run']}: a short evaluation ({short_evaluation(rec)}): the paper's numbers are shown only beside "
+                f"evaluations of at least {MIN_TEST_IMAGES} test images, LE {MIN_LE_EPOCHS} epochs, on the full training set")
     return (f"{rec['run']}: a short run ({epochs} epochs): the paper's numbers are shown only beside runs of at least "
             f"{FULL_BUDGET_EPOCHS} epochs on the full training set")
 
@@ -326,7 +341,7 @@ def comparison_table(table: str,  # one of TABLES
     "One of the paper's tables as Markdown, the paper's numbers beside full-budget runs only."
     full = [r for r in records if paper_comparable(r)]
     short = [r for r in records if not paper_comparable(r)]
-    parts = [markdown_table(paper_table(table, full))] if full else []
+    parts = [markdown_table(df)] if full and len(df := paper_table(table, full)) else []   # records without its heads: none
     if short and len(df := paper_table(table, short)): parts.append(markdown_table(ours_only(df)))
     return '\n\n'.join(parts)
 
