@@ -343,10 +343,10 @@ def check_eval_args(ap: argparse.ArgumentParser, a: dict):
     what = [k for k in ('pretrained', 'classifier') if a.get(k)] + (['runs'] if a['runs'] else [])
     if len(what) != 1:
         ap.error("give run folders, or --pretrained NAME, or --classifier MODULE:CALLABLE (exactly one of them)")
-    fits = [k for k in FIT_ONLY if a.get(k) not in (None, False)]   # a committed head or a classifier is attacked as it is
+    fits = [k for k in FIT_ONLY if a.get(k) not in (None, False)]   # a committed head or a classifier: attacked as it is
     if what[0] != 'runs' and fits:
-        how = ("; to fit heads on a committed encoder, write it as a run folder first (swaro_nb.hub.pretrained_run(NAME, "
-               "DIR)) and evaluate DIR" if what[0] == 'pretrained' else "")
+        how = ("; to fit heads on a committed encoder, write it as a run folder first "
+               "(swaro_nb.hub.pretrained_run(NAME, DIR)) and evaluate DIR" if what[0] == 'pretrained' else "")
         it = 'the committed heads as they are' if what[0] == 'pretrained' else 'the classifier as it is'
         ap.error(f"--{what[0]} attacks {it}, so {', '.join('--' + k.replace('_', '-') for k in fits)} cannot apply "
                  f"(fitting heads, or run folders){how}")

@@ -326,8 +326,9 @@ def smoke_note(rec: dict) -> str:
         return (f"{rec['run']}: a smoke run ({epochs} epochs on {n} training images) checks the pipeline end to end; "
                 f"its accuracies are near chance by design and say nothing about the method")
     if isinstance(epochs, int) and epochs >= FULL_BUDGET_EPOCHS and short_evaluation(rec):
-        return (f"{rec['run']}: a short evaluation ({short_evaluation(rec)}): the paper's numbers are shown only beside "
-                f"evaluations of at least {MIN_TEST_IMAGES} test images, LE {MIN_LE_EPOCHS} epochs, on the full training set")
+        return (f"{rec['run']}: a short evaluation ({short_evaluation(rec)}): the paper's numbers are shown only "
+                f"beside evaluations of at least {MIN_TEST_IMAGES} test images, LE {MIN_LE_EPOCHS} epochs, "
+                "on the full training set")
     return (f"{rec['run']}: a short run ({epochs} epochs): the paper's numbers are shown only beside runs of at least "
             f"{FULL_BUDGET_EPOCHS} epochs on the full training set")
 
