@@ -343,7 +343,7 @@ def check_eval_args(ap: argparse.ArgumentParser, a: dict):
     what = [k for k in ('pretrained', 'classifier') if a.get(k)] + (['runs'] if a['runs'] else [])
     if len(what) != 1:
         ap.error("give run folders, or --pretrained NAME, or --classifier MODULE:CALLABLE (exactly one of them)")
-    fits = [k for k in FIT_ONLY if a.get(k) not in (None, False)]   # a committed head or a classifier: attacked as it is
+    fits = [k for k in FIT_ONLY if a.get(k) not in (None, False)]   # a committed head, a classifier: attacked as is
     if what[0] != 'runs' and fits:
         how = ("; to fit heads on a committed encoder, write it as a run folder first "
                "(swaro_nb.hub.pretrained_run(NAME, DIR)) and evaluate DIR" if what[0] == 'pretrained' else "")

@@ -342,7 +342,8 @@ def comparison_table(table: str,  # one of TABLES
     "One of the paper's tables as Markdown, the paper's numbers beside full-budget runs only."
     full = [r for r in records if paper_comparable(r)]
     short = [r for r in records if not paper_comparable(r)]
-    parts = [markdown_table(df)] if full and len(df := paper_table(table, full)) else []   # records without its heads: none
+    # (records without the table's heads: no table)
+    parts = [markdown_table(df)] if full and len(df := paper_table(table, full)) else []
     if short and len(df := paper_table(table, short)): parts.append(markdown_table(ours_only(df)))
     return '\n\n'.join(parts)
 
