@@ -52,6 +52,14 @@ def aff_step(model: FineTuned,  # the network being fine-tuned
     opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
     return loss.detach()
 
+# %% ../nbs/09b_aff.ipynb #bfa2e510
+def _restore_fit(state: dict | None, model: nn.Module, opt: torch.optim.Optimizer, g: torch.Generator, dev) -> tuple:
+    ("An interrupted fine-tuning's weights, momentum and random stream put back from `state` (what `on_epoch` got); "
+     "(epochs done, their losses, seconds spent). Nothing to restore: (0, [], 0.0).")
+    if state is None: return 0, [], 0.0
+    model.load_state_dict(state['model']); opt.load_state_dict(state['opt']); g.set_state(state['generator'])
+    return state['epoch'], [torch.tensor(v, device=dev) for v in state['losses']], state['seconds']
+
 # %% ../nbs/09b_aff.ipynb #5c6d6131
 def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep copy is fine-tuned)
                           train_images: torch.Tensor,  # (N, C, H, W) uint8 (or [0,1] float) training images
@@ -79,6 +87,8 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
                           seed: int = 0,  # head, batch order, augmentation and attack starts
                           progress: bool = True,  # progress bar over epochs
                           amp: bool | None = None,  # bf16 autocast (None: on CUDA only)
+                          state: dict | None = None,  # what `on_epoch` was given after some epoch: continue from there
+                          on_epoch=None,  # called after every epoch with the state to continue from (e.g. to save it)
                          ) -> LinearResult:  # the fine-tuned classifier, its clean test accuracy, the loss per epoch
     ("AFF: the whole network (encoder and a zero-initialised head) fine-tuned with TRADES, as ACL's code does; "
      "clean test accuracy.")
@@ -89,8 +99,9 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed); model = FineTuned(encoder, feat_dim, n_classes).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
-    g, xs, ys, losses = torch.Generator(device=dev).manual_seed(seed), train_images.to(dev), train_labels.to(dev), []
-    for ep in tqdm(range(epochs), desc='AFF', disable=not progress, leave=False):
+    g, xs, ys = torch.Generator(device=dev).manual_seed(seed), train_images.to(dev), train_labels.to(dev)
+    start, losses, before = _restore_fit(state, model, opt, g, dev)   # an interrupted fine-tuning continues
+    for ep in tqdm(range(start, epochs), desc='AFF', disable=not progress, leave=False, initial=start, total=epochs):
         for pg in opt.param_groups: pg['lr'] = step_lr(lr, ep, ms, gamma)
         perm, tot = torch.randperm(len(ys), generator=g, device=dev), torch.zeros((), device=dev)
         for i in range(0, len(ys), batch_size):
@@ -98,9 +109,12 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
             x = crop_flip(to_float(xs[idx]), g) if augment else to_float(xs[idx])
             with amp_context(dev, amp): tot += aff_step(model, opt, x, ys[idx], beta, eps, alpha, steps, g) * len(idx)
         losses.append(tot / len(ys))
+        if on_epoch is not None:
+            on_epoch(dict(epoch=ep + 1, model=model.state_dict(), opt=opt.state_dict(), generator=g.get_state(),
+                          losses=[float(v) for v in losses], seconds=before + time.perf_counter() - t0))
     model.eval()
     with torch.no_grad():
         pred = torch.cat([model(to_float(test_images[i:i + 512].to(dev))).argmax(1)
                           for i in range(0, len(test_labels), 512)])
     acc = (pred.cpu() == test_labels).float().mean().item() * 100
-    return LinearResult(model, acc, torch.stack(losses).tolist(), time.perf_counter() - t0, ms, 'AFF')
+    return LinearResult(model, acc, torch.stack(losses).tolist(), before + time.perf_counter() - t0, ms, 'AFF')

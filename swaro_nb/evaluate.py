@@ -151,13 +151,15 @@ def head(self: _Evaluation, key: str, fp: str) -> tuple:
         t = time.perf_counter()
         epochs, lr = getattr(c, f'{key}_epochs'), getattr(c, f'{key}_lr')
         more = dict(fast=c.fast, compiled=c.compile_attacks) if key == 'rle' else {}
+        if key == 'aff' and self.pdir is not None: more = self.aff_resume(fp)   # its 100 epochs may span calls
         fit = dict(le=linear_eval, rle=robust_linear_eval, aff=adversarial_fine_tune)[key]
         h = fit(self.enc, d['train_images'], d['train_labels'], d['test_images'], d['test_labels'], *self.dims,
                      epochs=epochs, lr=lr, progress=c.progress, device=self.dev, seed=c.seed, amp=c.amp, **more)
         hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(self.dev).items()},
                   head=(h.model if key == 'aff' else h.model.head).state_dict(), linear=_head_record(h),
                   seconds=time.perf_counter() - t)
-        if self.pdir is not None: atomic_save(hp, self.pdir / f'{key}-head.pt')
+        if self.pdir is not None:
+            atomic_save(hp, self.pdir / f'{key}-head.pt'); (self.pdir / f'{key}-partial.pt').unlink(missing_ok=True)
         return h.model, hp, True
     self.took(f'{key} head', hp)
     model = (FineTuned if key == 'aff' else LinearClassifier)(self.enc, *self.dims).to(self.dev)
@@ -190,6 +192,19 @@ def piece(self: _Evaluation, key: str) -> tuple:
                 seconds=time.perf_counter() - t + (0 if now else hp['seconds']))
     if self.pdir is not None: atomic_json(part, self.pdir / f'{key}.json')
     return part, (hp['head'] if hp else None)
+
+# %% ../nbs/10b_evaluate.ipynb #40dc8aec
+@patch
+def aff_resume(self: _Evaluation, fp: str) -> dict:
+    ("AFF's keyword arguments for a fine-tuning that may span calls: the state an interrupted call left "
+     "(`aff-partial.pt` with the same fingerprint, listed in the record as resumed) and a saver of the state after "
+     "every epoch, replaced by the head once the fine-tuning ends.")
+    st = read_piece(self.pdir, 'aff', fp, partial=True) if self.cfg.resume else None
+    if st is not None: self.took(f"aff epochs 1-{st['epoch']}", st)
+    stamp = {k: str(v) for k, v in run_stamp(self.dev).items()}
+    def save(s: dict): atomic_save(dict(kind='eval_partial', key='aff', fingerprint=fp, **stamp, **s),
+                                   self.pdir / 'aff-partial.pt')
+    return dict(state=st, on_epoch=save)
 
 # %% ../nbs/10b_evaluate.ipynb #8e6350d2
 def _record_images(per_head: dict, test_index: torch.Tensor) -> dict:

@@ -367,12 +367,15 @@ def read_piece(folder,  # the evaluation's pieces folder (None: nothing to read)
                key: str,  # the piece ('le', 'rle', 'classifier', ...)
                fingerprint: str,  # what the piece must have been made with
                head: bool = False,  # the head fitted for the piece (`<key>-head.pt`), not the piece (`<key>.json`)
+               partial: bool = False,  # the state of a fit stopped part-way (`<key>-partial.pt`: AFF's epochs)
               ) -> dict | None:
-    "A finished piece (or fitted head) of an interrupted evaluation with the same fingerprint, or None."
-    f = None if folder is None else Path(folder) / (f'{key}-head.pt' if head else f'{key}.json')
+    "A finished piece (fitted head, or part-way fit) of an interrupted evaluation with the same fingerprint, or None."
+    name, kind = ((f'{key}-partial.pt', 'eval_partial') if partial else (f'{key}-head.pt', 'eval_head') if head
+                  else (f'{key}.json', 'eval_part'))
+    f = None if folder is None else Path(folder) / name
     if f is None or not f.is_file(): return None
-    try: part = torch.load(f, map_location='cpu', weights_only=True) if head else json.loads(f.read_text())
+    try: part = (json.loads(f.read_text()) if kind == 'eval_part'
+                 else torch.load(f, map_location='cpu', weights_only=True))
     except Exception: return None   # unreadable: a half-copied or foreign file is computed again
-    ok = (isinstance(part, dict) and part.get('kind') == ('eval_head' if head else 'eval_part')
-          and part.get('fingerprint') == fingerprint)
+    ok = isinstance(part, dict) and part.get('kind') == kind and part.get('fingerprint') == fingerprint
     return part if ok else None

@@ -221,3 +221,30 @@ def test_cli_pretrained(runs, tmp_path):
         e = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', *extra, '--out', tmp_path / 'x')
         assert e.returncode == 2 and f"so {extra[0]} cannot apply" in e.stderr and 'pretrained_run' in e.stderr, e.stderr
     assert not (tmp_path / 'x').exists()
+
+def test_aff_resumes_its_epochs(runs, tmp_path, monkeypatch):
+    """AFF's fine-tuning stopped after its first epoch (the state saved, then a stop as a deadline would) continues from
+    `aff-partial.pt` in the next call: the record equals one uninterrupted call's (AFF accuracies, per-image bits), lists
+    the resumed epochs, and the pieces folder is gone once the record is written."""
+    import torch, swaro_nb.evaluate as E
+    from swaro_nb.eval_config import EvalConfig
+    cfg = EvalConfig(le=False, rle=False, aff=True, aff_epochs=3, n_test=24, train_per_class=5, attacks=['clean', 'pgd_linf_8'],
+                     device='cpu', progress=False, smoke=True)
+    whole = E.evaluate_run(runs / 'swaro', cfg, out=tmp_path / 'whole')
+    real = E._Evaluation.aff_resume
+    def stop_after_one(self, fp):
+        kw = real(self, fp)
+        def save(s):
+            kw_save(s)
+            raise KeyboardInterrupt   # as a deadline would stop the call
+        kw_save = kw['on_epoch']; return dict(kw, on_epoch=save)
+    monkeypatch.setattr(E._Evaluation, 'aff_resume', stop_after_one)
+    with pytest.raises(KeyboardInterrupt): E.evaluate_run(runs / 'swaro', cfg, out=tmp_path / 'cut')
+    part = torch.load(tmp_path / 'cut' / 'swaro-eval.parts' / 'aff-partial.pt', weights_only=True)
+    assert part['kind'] == 'eval_partial' and part['epoch'] == 1 and len(part['losses']) == 1
+    monkeypatch.setattr(E._Evaluation, 'aff_resume', real)
+    again = E.evaluate_run(runs / 'swaro', cfg, out=tmp_path / 'cut')
+    assert again['metrics']['aff'] == whole['metrics']['aff'] and again['per_image']['correct'] == whole['per_image']['correct']
+    assert again['linear']['aff']['final_train_loss'] == whole['linear']['aff']['final_train_loss']   # the same weights
+    assert [r['piece'] for r in again['resumed']] == ['aff epochs 1-1'] and not whole['resumed']
+    assert not (tmp_path / 'cut' / 'swaro-eval.parts').exists() and (tmp_path / 'cut' / 'swaro-eval-aff.pt').is_file()
