@@ -262,6 +262,19 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     packed = tarfile.open(S / 'pack.tar').getnames()
     assert 'eval/fp32/tiny-eval.json' in packed, packed
     assert [n for n in packed if n.endswith('.pt')] == ['eval/fp32/tiny-eval-heads.pt'], packed   # the fitted heads come back; no weights
+    # an AFF lease: a state an earlier lease left is copied in (here not a match: fine-tuned afresh); AFF's network comes
+    # back in pieces beside the pack, not in it
+    A = tmp_path / 'aff'; A.mkdir(); (A / 'tiny-aff-partial.pt').write_bytes(b'another state')
+    S3 = tmp_path / 's3'
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], cwd=work, capture_output=True, text=True, timeout=420,
+                       env=dict(env, S=str(S3), AFF_DIR=str(A), EVAL='--no-le --no-rle --aff --aff-epochs 100 --attacks clean,pgd_linf_8'))
+    ev3 = (S3 / 'events.log').read_text()
+    assert f'tiny: resuming AFF from {A}/tiny-aff-partial.pt' in ev3 and 'tiny: eval (fp32) exit 0' in ev3, ev3
+    aff = json.loads((S3 / 'eval/fp32/tiny-eval.json').read_text())
+    assert set(aff['metrics']) == {'aff'} and aff['eval_config']['aff_epochs'] == 2 and aff['resumed'] == []   # CPU size: 2 epochs
+    line = next(l for l in ev3.splitlines() if 'tiny-aff: AFF network (float16) in 1 piece(s)' in l)
+    assert hashlib.sha256((S3 / 'weights/tiny-aff.weights.pt.0').read_bytes()).hexdigest() in line
+    assert not [n for n in tarfile.open(S3 / 'pack.tar').getnames() if n.endswith('-eval-aff.pt')]
     # wrong weights: not preloaded, and then neither trained (a short run under its name) nor evaluated
     (W / 'tiny.pt').write_bytes(b'not the weights')
     S2 = tmp_path / 's2'
@@ -385,6 +398,24 @@ def test_apgd_members_are_priced_from_their_own_timings():
     assert one == pytest.approx(-(u_ce + u_t) * a * 3 / 4)   # one block: a quarter of the fixed part
     plain = plan.EvalModel([dict(evrec(), _file='p')], 'H100', sets=(sets, 'built-in'))   # no member timings: the old rule
     assert plain.apgd_fit is None and 'priced as the other attacks' in plain.describe()
+
+
+def test_aff_is_priced_assumed_then_measured():
+    "AFF costs AFF_S_PER_EPOCH an epoch (ASSUMED, said) and adds a head to attack, until a record times it."
+    sets = (plan._builtin_sets(), 'built-in')
+    m = plan.EvalModel([dict(evrec(), _file='a')], 'H100', sets=sets)
+    ev = dict(le=False, rle_epochs=0, n_test=1000, aff=True, aff_epochs=40)
+    p, none = m.predict(ev, 0), m.predict(dict(ev, aff=False, le=True), 0)
+    assert p['aff'] == pytest.approx(40 * plan.AFF_S_PER_EPOCH) and 'AFF 22.5 s per epoch ASSUMED' in m.describe()
+    assert p['attacks_table1'] == pytest.approx(none['attacks_table1'])   # one head either way (AFF's instead of LE's)
+    e = evrec(); e.update(_file='b'); e['budgets']['aff_epochs'] = 10; e['seconds']['aff'] = 80.0
+    m2 = plan.EvalModel([e], 'H100', sets=sets)
+    assert m2.aff_s == pytest.approx(8.0) and m2.predict(ev, 0)['aff'] == pytest.approx(320.0) and 'from 1 records' in m2.describe()
+    spec = json.loads((ROOT / 'tools/gpu/plans/aff-lease.json').read_text()); v = _launch_vars(spec['launch'])
+    assert v['PRELOAD'].split() == [r['name'] for r in spec['runs']] == [x.split(':')[0] for x in v['RUNS'].split()]
+    assert '$(cat tools/gpu/plans/aff-eval.txt)' in spec['launch'] and spec['launch'] in spec['note']
+    flags = (ROOT / 'tools/gpu/plans/aff-eval.txt').read_text().split()
+    assert {'--aff', '--no-le', '--no-rle'} <= set(flags) and flags[flags.index('--aff-epochs') + 1] == '100'   # ACL's length
 
 
 def test_attack_list_fractional_gpus_and_card_speeds(tmp_path, capsys):
@@ -602,7 +633,7 @@ def test_land_five_seed_copies_checks_and_stages(tmp_path):
         assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     (p / 'back2').mkdir(); (p / 'back2' / 'runA.weights.pt.0').write_bytes(b'x'); (p / 'back2' / 'runA.weights.pt.1').write_bytes(b'y')
     r = land('land', p, '--logs', 'y', '--weights', p / 'back2')
-    assert r.returncode == 2 and 'joined weights have sha256' in r.stderr   # a corrupt piece is caught
+    assert r.returncode == 2 and 'joined pieces have sha256' in r.stderr   # a corrupt piece is caught
     rec3 = dict(rec, flags=['another evaluation']); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(rec3))
     r = land('land', p, '--logs', 'w')   # the same run evaluated again: refused unless --replace, nothing copied
     assert r.returncode == 2 and 'already holds another runA-eval.json' in r.stderr and not (res / 'logs/w').exists()
@@ -610,6 +641,41 @@ def test_land_five_seed_copies_checks_and_stages(tmp_path):
     rec2 = dict(rec); rec2.pop('per_image'); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(rec2))
     r = land('land', p, '--logs', 'z')
     assert r.returncode == 2 and 'no per_image data' in r.stderr
+
+
+def test_aff_state_lands_and_stages_back(tmp_path):
+    """An AFF lease: its record lands in results/eval/aff/ (beside the run's LE/rLE record), its network and the state its
+    deadline stopped the fine-tuning at (pieces, sha256 in the events log) are joined into .gpu/aff/; `stage --aff` cuts the
+    state into folders of --max-mb whose receive.sh scripts join it on the device only once every piece has come."""
+    import hashlib, os, subprocess, sys
+    land = lambda *a: subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), *map(str, a)], cwd=tmp_path / 'co',
+                                     capture_output=True, text=True)
+    (tmp_path / 'co').mkdir()
+    p, w, _, rec, _ = _fake_pack(tmp_path)
+    for f in ('runA-eval.json', 'runA-eval-heads.pt'): (p / 'eval/fp32' / f).unlink()
+    aff_rec = dict(rec, eval_config=dict(aff=True, le=False, rle=False)); (p / 'eval/fp32/runA-eval.json').write_text(json.dumps(aff_rec))
+    state, net = os.urandom(3000), os.urandom(700)
+    (w / 'runA-aff-partial.weights.pt.0').write_bytes(state[:2000]); (w / 'runA-aff-partial.weights.pt.1').write_bytes(state[2000:])
+    (w / 'runA-aff.weights.pt.0').write_bytes(net)
+    sha = lambda b: hashlib.sha256(b).hexdigest()
+    with open(p / 'events.log', 'a') as f:
+        f.write(f"01:21:00 +1310s runA-aff-partial: AFF state (float32) in 2 piece(s), sha256 {sha(state)}, 3000 bytes\n"
+                f"01:21:01 +1311s runA-aff: AFF network (float16) in 1 piece(s), sha256 {sha(net)}, 700 bytes\n")
+    r = land('land', p, '--logs', 'aff', '--weights', w)
+    assert r.returncode == 0, r.stdout + r.stderr
+    co = tmp_path / 'co'
+    assert json.loads((co / 'results/eval/aff/runA-eval.json').read_text()) == aff_rec and not (co / 'results/eval/five-seed/runA-eval.json').exists()
+    assert (co / '.gpu/aff/runA-aff-partial.pt').read_bytes() == state and (co / '.gpu/aff/runA-aff.pt').read_bytes() == net
+    assert 'stage it with `stage --aff`' in r.stdout
+    r = land('stage', 'runA', '--aff', '--to', '.gpu/affin', '--max-mb', 1200 / 2 ** 20)   # 1,200 bytes a folder: three folders
+    assert r.returncode == 0, r.stderr
+    dev = tmp_path / 'device'
+    for k in (1, 2, 3):
+        assert not (dev / 'runA-aff-partial.pt').exists()   # joined only once every piece has come
+        subprocess.run(['sh', str(co / f'.gpu/affin-{k}/receive.sh')], env=dict(os.environ, AFF_DIR=str(dev)), check=True, capture_output=True)
+    assert (dev / 'runA-aff-partial.pt').read_bytes() == state
+    r = land('stage', 'runZ', '--aff', '--to', '.gpu/affz')
+    assert r.returncode == 2 and 'land the lease whose deadline stopped runZ' in r.stderr
 
 
 def test_ref_extras_attacks_the_given_head_on_the_records_images(tmp_path):

@@ -8,7 +8,8 @@
 land: PACK is the pack.tar that poll.sh brought back, or the folder it was unpacked into (a tar is unpacked beside it, into
 PACK.d/). It copies, printing each step:
   records/<run>/{config.json,metrics.jsonl,run.json,curves.png}  -> results/runs/<run>/            (training records)
-  eval/fp32/<run>-eval.json, side/eval/fp32/<run>-eval.json     -> results/eval/five-seed/          (evaluation records)
+  eval/fp32/<run>-eval.json, side/eval/fp32/<run>-eval.json     -> results/eval/five-seed/          (evaluation records;
+                                                                   results/eval/aff/ for an AFF evaluation, swaro_eval --aff)
   side/extras/<run>-ref-extras.json                             -> results/eval/five-seed/          (ref_extras.py records)
   eval/fp32/<run>-eval.parts/ (an evaluation its deadline cut)   -> results/eval/parts/             (resumed by a later lease)
   events.log, logs/*, side/events.log, side/logs/* (side-*)     -> results/logs/<--logs>/          (with a note.txt summary)
@@ -22,6 +23,9 @@ are filled from). --plan writes results/eval/five-seed/layout.json (each run's e
 the records' process-seconds into GPU-seconds with).
 stage: a folder of at most --max-mb (48) under .gpu/ with the runs' joined weights and heads and a receive.sh that puts them
 in /root/swaro/weights/<run>.pt and <run>-eval-heads.pt ($WEIGHTS_DIR; PRELOAD and plans/five-seed-side.sh read them there).
+stage --aff RUN --to .gpu/aff: the AFF fine-tuning state a lease's deadline stopped (landed with --weights into
+.gpu/aff/<run>-aff-partial.pt) in folders .gpu/aff-1, -2, ... (--max-mb each), whose receive.sh scripts join it in
+/root/swaro/aff, where repro_session.sh continues the run's AFF from it. AFF's network (<run>-aff.pt) lands there too.
 stage --from-hub: the same folder with each run's float16 encoder alone, from the pieces committed in weights/
 (swaro_nb.hub.pretrained_run checks them), as <run>.pt ({'encoder': state_dict}, a run folder's weights.pt); its sha256
 goes into results/weights-five-seed.json as the run's encoder_sha256, which PRELOAD accepts (tools/gpu/check_weights.py).
@@ -34,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE = Path('.gpu') / 'five-seed-weights'
+AFF_STORE = Path('.gpu') / 'aff'   # AFF's network and the state of a fine-tuning a deadline stopped (ignored: a resume point)
 MANIFEST = Path('results') / 'weights-five-seed.json'
 REC_FILES = ('config.json', 'metrics.jsonl', 'run.json', 'curves.png')
 
@@ -64,6 +69,26 @@ def weight_lines(events: str) -> dict:
     "{run: (pieces, sha256, bytes)} from repro_session.sh's 'weights (float16) in N piece(s), sha256 H, B bytes' lines."
     pat = re.compile(r'\+\d+s (\S+): weights \(float16\) in (\d+) piece\(s\), sha256 ([0-9a-f]{64}), (\d+) bytes')
     return {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4))) for m in pat.finditer(events)}
+
+
+def aff_lines(events: str) -> dict:
+    "{name: (pieces, sha256, bytes)} from repro_session.sh's 'AFF state (float32)' / 'AFF network (float16)' lines."
+    pat = re.compile(r'\+\d+s (\S+): AFF (?:state \(float32\)|network \(float16\)) in (\d+) piece\(s\), '
+                     r'sha256 ([0-9a-f]{64}), (\d+) bytes')
+    return {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4))) for m in pat.finditer(events)}
+
+
+def join_pieces(folder: Path, name: str, n: int, sha: str, size: int, dst: Path) -> str | None:
+    "`<name>.weights.pt.<k>` of `folder` joined into `dst` and checked against the events log; None, or why not joined."
+    pieces = sorted(Path(folder).glob(f'{name}.weights.pt.*'), key=lambda f: int(f.name.rsplit('.', 1)[1]))
+    if len(pieces) != n: return f"{len(pieces)} of {n} pieces in {folder} (poll.sh WFROM=...: bring the rest)"
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with open(dst, 'wb') as out:
+        for f in pieces: out.write(f.read_bytes())
+    got = sha256(dst)
+    if got != sha or dst.stat().st_size != size:
+        dst.unlink(); raise LandError(f"{name}: joined pieces have sha256 {got}, the events log says {sha}: copy the pieces again")
+    return None
 
 
 def _copy(src: Path, dst: Path, done: list, root: Path):
@@ -100,13 +125,15 @@ def land(a) -> int:
     for f in evals:   # every record checked before anything is copied
         lines.append(check_record(json.loads(f.read_text()), f, a.commit))
     extras = sorted((p / 'side' / 'extras').glob('*-ref-extras.json'))
-    clash = [f.name for f in evals + extras if (ev_dir / f.name).is_file() and (ev_dir / f.name).read_bytes() != f.read_bytes()]
+    aff_dir = root / 'results' / 'eval' / 'aff'   # AFF's evaluations (swaro_eval --aff): beside, not over, the run's LE/rLE record
+    dest = {f: aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir for f in evals + extras}
+    clash = [f.name for f in evals + extras if (dest[f] / f.name).is_file() and (dest[f] / f.name).read_bytes() != f.read_bytes()]
     if clash and not a.replace:
-        raise LandError(f"results/eval/five-seed/ already holds another {', '.join(clash)}: --replace to overwrite (nothing was copied)")
+        raise LandError(f"results/eval/ already holds another {', '.join(clash)}: --replace to overwrite (nothing was copied)")
     for d in sorted((p / 'records').glob('*/')):   # the side job's records/ are copies of earlier runs' (preloaded): not landed
         for f in REC_FILES:
             if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
-    for f in evals: _copy(f, ev_dir / f.name, done, root)
+    for f in evals: _copy(f, dest[f] / f.name, done, root)
     for f in extras:
         r = json.loads(f.read_text())
         if r.get('kind') != 'ref-extras' or not r.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
@@ -131,15 +158,10 @@ def land(a) -> int:
                     "their 15 MiB pieces by tools/gpu/land_five_seed.py; kept outside git in .gpu/five-seed-weights/<run>/ (with the "
                     "fitted heads) and in the hub's weights/ where committed", 'runs': {}}
         for run, (n, sha, size) in sorted(wl.items()):
-            pieces = sorted(Path(a.weights).glob(f'{run}.weights.pt.*'), key=lambda f: int(f.name.rsplit('.', 1)[1]))
-            if len(pieces) != n: lines.append(f"{run}: {len(pieces)} of {n} weight pieces in {a.weights} (poll.sh WFROM=...: bring the rest), not joined"); continue
-            dst = root / STORE / run; dst.mkdir(parents=True, exist_ok=True)
-            with open(dst / f'{run}.pt', 'wb') as out:
-                for f in pieces: out.write(f.read_bytes())
-            got = sha256(dst / f'{run}.pt')
-            if got != sha or (dst / f'{run}.pt').stat().st_size != size:
-                (dst / f'{run}.pt').unlink(); raise LandError(f"{run}: joined weights have sha256 {got}, the events log says {sha}: copy the pieces again")
-            for f in pieces: shutil.copy2(f, dst / f.name)
+            dst = root / STORE / run
+            why = join_pieces(Path(a.weights), run, n, sha, size, dst / f'{run}.pt')
+            if why: lines.append(f"{run}: weights not joined: {why}"); continue
+            for f in Path(a.weights).glob(f'{run}.weights.pt.*'): shutil.copy2(f, dst / f.name)
             man['runs'][run] = dict(sha256=sha, bytes=size, pieces=n, lease=a.logs, folder=str(STORE / run))
             done.append(f"{STORE / run}/ ({run}.pt, sha256 checked, and its pieces)")
         for h in heads:   # every fitted head, also those of an evaluation of an earlier lease's run (the side job's)
@@ -147,6 +169,11 @@ def land(a) -> int:
             (root / STORE / run).mkdir(parents=True, exist_ok=True); shutil.copy2(h, root / STORE / run / h.name)
             done.append(str(STORE / run / h.name))
         (root / MANIFEST).write_text(json.dumps(man, indent=1) + '\n'); done.append(str(MANIFEST))
+    al = aff_lines(events)
+    for name, (n, sha, size) in sorted(al.items()):   # AFF's network, or the state a lease's deadline stopped it at
+        why = join_pieces(Path(a.weights), name, n, sha, size, root / AFF_STORE / f'{name}.pt') if a.weights else 'no --weights'
+        lines.append(f"{name}: {why and 'not joined: ' + why or f'joined into {AFF_STORE / name}.pt (sha256 checked)'}"
+                     + (" (stage it with `stage --aff` for the lease that continues it)" if name.endswith('-aff-partial') else ''))
     if a.plan:
         spec = json.loads(Path(a.plan).read_text()); dflt = (spec.get('defaults') or {}).get('eval') or {}
         lay_f = ev_dir / 'layout.json'
@@ -192,6 +219,7 @@ def hub_encoders(a, root: Path, tmp: Path) -> list:
 def stage(a) -> int:
     root = Path(a.root).resolve(); to = Path(a.to)
     if not str(to).startswith('.gpu/'): raise LandError(f"--to {to}: stage under .gpu/ (git-ignored), e.g. .gpu/five-seed-w1")
+    if a.aff: return stage_aff(a, root, to)
     if a.from_hub:
         tmp = root / '.gpu' / '.stage-tmp'; shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
         try: return _stage_files(a, root, to, hub_encoders(a, root, tmp), 'float16 encoders (from weights/)')
@@ -204,6 +232,33 @@ def stage(a) -> int:
             if not f.is_file(): raise LandError(f"{f} is missing: land the lease that trained {run} with --weights first")
         files += [w, h]
     return _stage_files(a, root, to, files, 'float16 weights and fitted heads')
+
+
+def stage_aff(a, root: Path, to: Path) -> int:
+    ("Each run's stopped AFF state (.gpu/aff/<run>-aff-partial.pt, ~90 MB) cut into folders <to>-1, <to>-2, ... of at most "
+     "--max-mb, one call's carry each; each folder's receive.sh puts its pieces in AFF_DIR (/root/swaro/aff) and joins "
+     "them there, sha256 checked, once all have come: what repro_session.sh resumes the run's AFF from.")
+    made = []
+    for run in a.runs:
+        f = root / AFF_STORE / f'{run}-aff-partial.pt'
+        if not f.is_file(): raise LandError(f"{f} is missing: land the lease whose deadline stopped {run}'s AFF with --weights")
+        data, sha, step = f.read_bytes(), sha256(f), int(a.max_mb * 2 ** 20)
+        parts = [data[i:i + step] for i in range(0, len(data), step)]
+        for k, blob in enumerate(parts):
+            dst = root / f'{to}-{len(made) + 1}'
+            if dst.exists(): shutil.rmtree(dst)
+            dst.mkdir(parents=True); (dst / f'{run}-aff-partial.pt.{k}').write_bytes(blob)
+            (dst / 'receive.sh').write_text(
+                f"#!/bin/sh\n# piece {k + 1} of {len(parts)} of {run}'s stopped AFF state (tools/gpu/land_five_seed.py stage --aff)\n"
+                "set -e\nd=${AFF_DIR:-/root/swaro/aff}; mkdir -p $d\n"
+                f"cp \"$(dirname \"$0\")\"/{run}-aff-partial.pt.{k} $d/\n"
+                f"if [ $(ls $d/{run}-aff-partial.pt.* | wc -l) = {len(parts)} ]; then\n"
+                f"  cat $(for i in $(seq 0 {len(parts) - 1}); do echo $d/{run}-aff-partial.pt.$i; done) > $d/.incoming\n"
+                f"  echo '{sha}  '$d/.incoming | sha256sum -c --quiet && mv $d/.incoming $d/{run}-aff-partial.pt "
+                f"&& echo \"{run}'s AFF state in $d\"\nfi\n")
+            made.append(dst.relative_to(root))
+    print(f"staged {', '.join(a.runs)}'s AFF state in {', '.join(map(str, made))}: carry each in a call of its own and run its receive.sh there")
+    return 0
 
 
 def _stage_files(a, root: Path, to: Path, files: list, what: str) -> int:
@@ -240,6 +295,8 @@ def main(argv=None) -> int:
     s.add_argument('--from-hub', action='store_true',
                    help="the encoders committed in weights/ (swaro_nb.hub), for runs whose lease weights are gone: evaluation only")
     s.add_argument('--weights-root', default=None, help="with --from-hub: the hub's weights folder (default: the checkout's weights/)")
+    s.add_argument('--aff', action='store_true',
+                   help="the AFF state a deadline stopped (.gpu/aff/<run>-aff-partial.pt), in folders <to>-1, <to>-2, ...")
     a = ap.parse_args(argv)
     try: return land(a) if a.cmd == 'land' else stage(a)
     except LandError as e: print(f"land_five_seed: error: {e}", file=sys.stderr); return 2

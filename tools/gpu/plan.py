@@ -59,6 +59,10 @@ ROBUST_FRAC = 0.5
 # That record ran with --shards 4: each member is four torchattacks calls, one a block of 500 images, so the fixed part is
 # assumed per block, not yet measured at another shard count (eval "shards" scales it; the five-seed protocol keeps 4, for resumable pieces and the same random starts).
 APGD_KINDS = ('apgd', 'apgd-t')
+# AFF (swaro_eval --aff: ACL's 100 epochs of TRADES at batch 128, eager code) has no timing in any record yet. ASSUMED per
+# epoch of 50,000 images: the TRADES baseline's H200 training epoch (9.0 s: results/runs/trades-c10-100-s0, compiled, the
+# same batch and attack) x 2.5 for uncompiled code at batch 128 (launch-bound). A record's seconds['aff'] replaces it.
+AFF_S_PER_EPOCH = 22.5
 # A model that no attack leaves much of (no adversarial training: CE, SCL, SimCLR, SwAV) runs its worst-case members and
 # AutoAttack on few images: ASSUMED NONROBUST_FRAC of them (the SimCLR 200-epoch record: 0-12% robust per column, its
 # AutoAttack 64 s against 350-460 s of the robust runs'). A run's eval.robust_frac overrides either.
@@ -110,7 +114,8 @@ SUPERVISED = ('ce', 'at', 'trades')   # methods with their own classifier, which
 RUN_DEFAULTS = dict(loss_form='paper', seed=0, gpus=1, variant='base', batch=512, eval=None)
 EVAL_DEFAULTS = dict(le_epochs=150, rle_epochs=0, n_test=None, autoattack=False, table3=False, rocl_protocol=False,
                      train_images=N_TRAIN, procs=1, eval_gpus=1, robust_frac=None, le=True, classifier=False, reference=(),
-                     attacks=None, shards=None)
+                     attacks=None, shards=None, aff=False, aff_epochs=100)
+# aff: also fine-tune the whole network with TRADES (swaro_eval --aff, AFF_S_PER_EPOCH below), a third head attacked
 # shards: swaro_eval --shards (each attack unit runs once per block of images); None: as the record the APGD fit comes from
 # le: False for an rLE-only evaluation (swaro_eval --no-le); a run with "trained": true is evaluated only (trained in an
 # earlier lease, its weights preloaded: repro_session.sh PRELOAD with RUNS naming it), no start-up or training priced
@@ -378,6 +383,9 @@ class EvalModel:
         self.aa_measured = len(aa)
         self.ref_units = statistics.median(s / (n * self.unit_s) for s, n in ref) if ref else REF_AA_UNITS
         self.ref_measured = len(ref)
+        aff = [r['seconds']['aff'] / (r['budgets']['aff_epochs'] * _train(r) / N_TRAIN) for r in recs
+               if r['budgets'].get('aff_epochs') and isinstance(r['seconds'].get('aff'), (int, float))]
+        self.aff_s, self.aff_measured = (statistics.median(aff) if aff else AFF_S_PER_EPOCH), len(aff)
         timed = [r for r in recs if apgd_timings(r, self.sets)]   # the newest record that times them (its code, its card)
         pts = apgd_timings(max(timed, key=_ts), self.sets) if timed else []
         self.apgd_fit, self.apgd_measured = (_line(pts) if len({x for x, _ in pts}) >= 2 else None), len(pts)
@@ -389,6 +397,8 @@ class EvalModel:
         ref = (f"reference AutoAttack {self.ref_units:.0f} units per image and norm from {self.ref_measured} timings" if self.ref_measured else
                f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file, from one evaluation piece's timing)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
+        rle += (f"; AFF {self.aff_s:.1f} s per epoch" + (f" from {self.aff_measured} records" if self.aff_measured
+                                                           else " ASSUMED (no record times it; AFF_S_PER_EPOCH in this file)"))
         apgd = (f"APGD members {self.apgd_fit[0] * 1e3:.2f} ms per step whatever the images (at {self.apgd_shards} shard(s), each "
                 f"a call of its own) + {self.apgd_fit[1] * 1e6:.1f} us per image and step, from {self.apgd_measured} member "
                 "timings" if self.apgd_fit else
@@ -405,10 +415,11 @@ class EvalModel:
         n = ev['n_test'] or N_TEST
         rle = bool(ev['rle_epochs'])
         if rle and self.rle_s is None: raise PlanError("the plan asks for rLE but no evaluation record times it")
-        heads = int(bool(ev['le'])) + rle + int(bool(ev.get('classifier')))   # a supervised run's own classifier is attacked too
+        heads = int(bool(ev['le'])) + rle + int(bool(ev.get('classifier'))) + int(bool(ev['aff']))   # a run's own classifier too
         if not heads: raise PlanError("an evaluation with neither LE nor rLE (le false, rle_epochs 0) evaluates nothing")
         out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale if ev['le'] else 0.0,
-                   rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0)
+                   rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0,
+                   aff=self.aff_s * ev['aff_epochs'] * scale if ev['aff'] else 0.0)
         gpus = max(1.0, float(ev['eval_gpus'] or 1))   # fractional: a helper GPU shared with other evaluations
         rf = ROBUST_FRAC if ev['robust_frac'] is None else float(ev['robust_frac'])   # the records' AutoAttack: ~ROBUST_FRAC left
         for key, on in (('table1', True), ('table3', ev['table3']), ('rocl', ev['rocl_protocol']), ('autoattack', ev['autoattack']),
@@ -608,7 +619,8 @@ def report(jobs, n_gpus, a, note='', evm=None) -> tuple[str, float]:
         for j in evs:
             e = j['eval']
             L.append(f"  {j['run']['name']}: {e['total']:.0f} s = start-up {e['startup']:.0f} + LE {e['le']:.0f} + rLE {e['rle']:.0f}"
-                     f" + attacks: Table 1 {e['attacks_table1']:.0f}, Table 3 {e['attacks_table3']:.0f}, RoCL's {e['attacks_rocl']:.0f},"
+                     + (f" + AFF {e['aff']:.0f}" if e['aff'] else '')
+                     + f" + attacks: Table 1 {e['attacks_table1']:.0f}, Table 3 {e['attacks_table3']:.0f}, RoCL's {e['attacks_rocl']:.0f},"
                      f" AutoAttack {e['attacks_autoattack']:.0f}, reference AutoAttack {e['attacks_reference']:.0f}"
                      + (f" (on {e['eval_gpus']:.3g} GPUs)" if e['eval_gpus'] != 1 else ''))
     tr = sum(j['startup_s'] + j['train_s'] for j in jobs) / 60
