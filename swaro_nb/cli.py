@@ -117,8 +117,9 @@ def choose_preset(preset: str | None, cuda: bool | None = None, epochs: int | No
 # %% ../nbs/11_cli.ipynb #269088d1
 def train_cli(argv=None):
     "Console script `swaro_train`: train or resume a run."
-    import signal, threading
-    from swaro_nb.train import train, exit_distributed, DivergenceError, CheckpointError, DiskFullError, Stopped
+    import signal, threading, traceback
+    from swaro_nb.train import (train, exit_distributed, distributed, DivergenceError, CheckpointError, DiskFullError,
+                                Stopped)
     from swaro_nb.data import DataError
     argv = sys.argv[1:] if argv is None else argv
     ap = config_parser('swaro_train', "Train SimCLR / RoCL / SwARo / a baseline on CIFAR; "
@@ -145,6 +146,9 @@ def train_cli(argv=None):
     except KeyboardInterrupt: say("stopped before training began; nothing was written"); code = 130
     except DiskFullError as e: say(f"error: {e}"); code = 1
     except (ConfigError, DataError, DivergenceError, CheckpointError, ValueError) as e: say(f"error: {e}"); code = 2
+    except Exception:   # anything else: as Python says it; in a data-parallel job the exit below still ends the rank
+        if not distributed(): raise
+        traceback.print_exc(); code = 1
     finally:
         if main: signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
     if code: exit_distributed(code, barrier=False); sys.exit(code)   # a rank on an error: no barrier its peers may miss

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10b_evaluate.ipynb #c512d06e
 from __future__ import annotations
-import functools, json, shutil, time
+import functools, json, shutil, sys, time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import torch
@@ -157,7 +157,7 @@ def head(self: _Evaluation, key: str, fp: str) -> tuple:
                      epochs=epochs, lr=lr, progress=c.progress, device=self.dev, seed=c.seed, amp=c.amp, **more)
         hp = dict(kind='eval_head', key=key, fingerprint=fp, **{k: str(v) for k, v in run_stamp(self.dev).items()},
                   head=(h.model if key == 'aff' else h.model.head).state_dict(), linear=_head_record(h),
-                  seconds=time.perf_counter() - t)
+                  seconds=h.seconds if key == 'aff' else time.perf_counter() - t)   # AFF: its earlier calls' epochs too
         if self.pdir is not None:
             atomic_save(hp, self.pdir / f'{key}-head.pt'); (self.pdir / f'{key}-partial.pt').unlink(missing_ok=True)
         return h.model, hp, True
@@ -201,6 +201,9 @@ def aff_resume(self: _Evaluation, fp: str) -> dict:
      "every epoch, replaced by the head once the fine-tuning ends.")
     st = read_piece(self.pdir, 'aff', fp, partial=True) if self.cfg.resume else None
     if st is not None: self.took(f"aff epochs 1-{st['epoch']}", st)
+    elif (self.pdir / 'aff-partial.pt').is_file():   # said, not silent: its 100 epochs start again
+        print(f"{self.pdir / 'aff-partial.pt'}: made with other weights or settings; AFF starts from epoch 1",
+              file=sys.stderr)
     stamp = {k: str(v) for k, v in run_stamp(self.dev).items()}
     def save(s: dict): atomic_save(dict(kind='eval_partial', key='aff', fingerprint=fp, **stamp, **s),
                                    self.pdir / 'aff-partial.pt')

@@ -354,7 +354,7 @@ def evaluate_pretrained(name: str,  # a name `list_pretrained` gives
     ("A committed model's classifiers attacked with the evaluation's columns, on its record's test images unless told "
      "otherwise.")
     e = pretrained_info(name, root)
-    asked = [h for h in ('le', 'rle') if getattr(cfg or EvalConfig(), h)]
+    asked = [h for h in ('le', 'rle') if getattr((cfg or EvalConfig()).replace(**changes), h)]
     heads = list(heads or [h for h in asked if h in e['heads']])
     if not heads:
         why = f"no {' or '.join(asked)} head" if asked else "no head asked for (le and rle both off)"

@@ -11,11 +11,11 @@ from .stats import compare_records, VERDICTS
 
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
-           'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS', 'RADIUS_PAIRS',
-           'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results', 'short_evaluation',
-           'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant', 'paper_variants',
-           'black_box_row', 'five_seed_records', 'seed_counts', 'verdict_set', 'verdict_columns', 'verdict_comparisons',
-           'verdict_table', 'mechanism_sentence', 'paper_anomalies']
+           'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS',
+           'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results',
+           'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant',
+           'by_variant', 'paper_variants', 'black_box_row', 'five_seed_records', 'seed_counts', 'verdict_set',
+           'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -295,14 +295,16 @@ def load_results(paths,  # JSON files and/or folders of them (e.g. 'results/eval
 # %% ../nbs/10a_tables.ipynb #28ca0bda
 FULL_BUDGET_EPOCHS = 100  # a run trained at least this long on the full training set is set beside the paper's numbers
 # and evaluated with at least these: test images, LE epochs (when it fits LE), heads fitted on the full training set
-MIN_TEST_IMAGES, MIN_LE_EPOCHS = 1000, 100
+MIN_TEST_IMAGES, MIN_LE_EPOCHS, MIN_AFF_EPOCHS = 1000, 100, 100   # AFF: ACL's 100 epochs
 
 def short_evaluation(rec: dict) -> str | None:
     "What makes a record's evaluation too small for the paper's numbers to apply (None: nothing)."
     b = rec.get('budgets') or {}
     n, le, sub = b.get('test_images') or b.get('n_test'), b.get('le_epochs'), b.get('train_per_class')
+    aff = b.get('aff_epochs')
     why = ([f"{n} test images"] * (isinstance(n, int) and n < MIN_TEST_IMAGES)
            + [f"LE {le} epochs"] * (isinstance(le, int) and le < MIN_LE_EPOCHS)
+           + [f"AFF {aff} epochs"] * (isinstance(aff, int) and aff < MIN_AFF_EPOCHS)
            + [f"heads fitted on {sub} training images a class"] * (sub is not None))
     return ', '.join(why) or None
 

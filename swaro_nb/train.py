@@ -26,7 +26,7 @@ from .methods import get_method, check_config, METHODS, register_method, SimCLR
 
 # %% auto #0
 __all__ = ['NEW_RUN', 'SNAPSHOTS', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError',
-           'Stopped', 'init_distributed', 'close_distributed', 'exit_distributed', 'from_rank0',
+           'Stopped', 'init_distributed', 'close_distributed', 'distributed', 'exit_distributed', 'from_rank0',
            'private_compile_cache', 'Trainer', 'replace_file', 'snapshot_name', 'half_weights', 'run_files',
            'take_lock', 'release_lock', 'knn_accuracy', 'plot_history', 'train']
 
@@ -62,13 +62,18 @@ def close_distributed(barrier: bool = True):
         if barrier: dist.barrier()
         dist.destroy_process_group()
 
+def distributed() -> bool:
+    "Whether this process is a rank of a data-parallel job (its process group started)."
+    return dist.is_available() and dist.is_initialized()
+
 def exit_distributed(code: int = 0, barrier: bool = True):
     ("In a data-parallel job: leave the group (`close_distributed`), run the `atexit` handlers, flush the output and "
      "end the process with `code` without the interpreter's teardown. A `DistributedDataParallel` wrapper keeps the "
      "gloo group and its threads alive past `destroy_process_group` (torch 2.14), and a process tearing down with them "
      "running aborts now and then (SIGABRT, 'terminate called without an active exception'). Outside a job: returns.")
-    if not (dist.is_available() and dist.is_initialized()): return
-    close_distributed(barrier)
+    if not distributed(): return
+    try: close_distributed(barrier)
+    except Exception as e: print(f"leaving the process group failed: {e}", file=sys.stderr)   # exit regardless
     atexit._run_exitfuncs()
     for s in (sys.stdout, sys.stderr): s.flush()
     os._exit(code)

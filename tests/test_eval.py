@@ -221,6 +221,9 @@ def test_cli_pretrained(runs, tmp_path):
         e = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', *extra, '--out', tmp_path / 'x')
         assert e.returncode == 2 and f"so {extra[0]} cannot apply" in e.stderr and 'pretrained_run' in e.stderr, e.stderr
     assert not (tmp_path / 'x').exists()
+    from swaro_nb.hub import evaluate_pretrained, WeightsError
+    with pytest.raises(WeightsError, match='no head asked for'):   # the changes choose the heads too
+        evaluate_pretrained('swaro', root=tmp_path / 'W', le=False, rle=False)
 
 def test_aff_resumes_its_epochs(runs, tmp_path, monkeypatch):
     """AFF's fine-tuning stopped after its first epoch (the state saved, then a stop as a deadline would) continues from
@@ -247,4 +250,5 @@ def test_aff_resumes_its_epochs(runs, tmp_path, monkeypatch):
     assert again['metrics']['aff'] == whole['metrics']['aff'] and again['per_image']['correct'] == whole['per_image']['correct']
     assert again['linear']['aff']['final_train_loss'] == whole['linear']['aff']['final_train_loss']   # the same weights
     assert [r['piece'] for r in again['resumed']] == ['aff epochs 1-1'] and not whole['resumed']
+    assert again['seconds']['aff'] > part['seconds']   # the fine-tuning's time over both calls
     assert not (tmp_path / 'cut' / 'swaro-eval.parts').exists() and (tmp_path / 'cut' / 'swaro-eval-aff.pt').is_file()

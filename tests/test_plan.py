@@ -273,7 +273,7 @@ def test_repro_session_evaluates_a_preloaded_run_without_training_it(tmp_path):
     aff = json.loads((S3 / 'eval/fp32/tiny-eval.json').read_text())
     assert set(aff['metrics']) == {'aff'} and aff['eval_config']['aff_epochs'] == 2 and aff['resumed'] == []   # CPU size: 2 epochs
     line = next(l for l in ev3.splitlines() if 'tiny-aff: AFF network (float16) in 1 piece(s)' in l)
-    assert hashlib.sha256((S3 / 'weights/tiny-aff.weights.pt.0').read_bytes()).hexdigest() in line
+    assert hashlib.sha256((S3 / 'weights/tiny-aff.weights.pt.00').read_bytes()).hexdigest() in line   # split -a 2: up to 100 pieces
     assert not [n for n in tarfile.open(S3 / 'pack.tar').getnames() if n.endswith('-eval-aff.pt')]
     # wrong weights: not preloaded, and then neither trained (a short run under its name) nor evaluated
     (W / 'tiny.pt').write_bytes(b'not the weights')
@@ -381,7 +381,7 @@ def test_apgd_members_are_priced_from_their_own_timings():
     a, b = 0.02, 5e-6   # seconds per step at 4 shards, per image and step: the truth the fit must recover
     def rec(date, clean, left, shards=4):   # pgd leaves left[0] %, APGD-CE left[1], APGD-T left[2] (of n = 1000)
         n, e = 1000, evrec()
-        e.update(date=date, _file=date, metrics=dict(le=dict(clean=clean)),
+        e.update(date=date, _file=date, metrics=dict(clean=clean),   # the LE head's columns at the top level
                  worst=dict(le=dict(linf_8=[['pgd_linf_8', left[0]], ['apgd_ce_linf_8', left[1]], ['apgd_t_linf_8', left[2]]])))
         e['budgets'].update(shards=shards, attacks={**e['budgets']['attacks'], 'apgd_ce_linf_8': ce, 'apgd_t_linf_8': t})
         e['seconds']['attacks_le'].update(apgd_ce_linf_8=u_ce * (a + b * left[0] * n / 100), apgd_t_linf_8=u_t * (a + b * left[1] * n / 100))
@@ -674,6 +674,13 @@ def test_aff_state_lands_and_stages_back(tmp_path):
         assert not (dev / 'runA-aff-partial.pt').exists()   # joined only once every piece has come
         subprocess.run(['sh', str(co / f'.gpu/affin-{k}/receive.sh')], env=dict(os.environ, AFF_DIR=str(dev)), check=True, capture_output=True)
     assert (dev / 'runA-aff-partial.pt').read_bytes() == state
+    # once the fine-tuning ended (its float32 network landed as runA-aff-head.pt), that is what goes back; a bad piece is said
+    (co / '.gpu/aff/runA-aff-head.pt').write_bytes(net)
+    assert land('stage', 'runA', '--aff', '--to', '.gpu/affh').returncode == 0
+    assert [f.name for f in (co / '.gpu/affh-1').iterdir() if f.name != 'receive.sh'] == ['runA-aff-head.pt.0']
+    (co / '.gpu/affh-1/runA-aff-head.pt.0').write_bytes(b'corrupt')
+    r = subprocess.run(['sh', str(co / '.gpu/affh-1/receive.sh')], env=dict(os.environ, AFF_DIR=str(dev)), capture_output=True, text=True)
+    assert r.returncode == 1 and 'do not add up' in r.stderr and not (dev / 'runA-aff-head.pt').exists()
     r = land('stage', 'runZ', '--aff', '--to', '.gpu/affz')
     assert r.returncode == 2 and 'land the lease whose deadline stopped runZ' in r.stderr
 

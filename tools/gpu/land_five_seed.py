@@ -82,12 +82,13 @@ def join_pieces(folder: Path, name: str, n: int, sha: str, size: int, dst: Path)
     "`<name>.weights.pt.<k>` of `folder` joined into `dst` and checked against the events log; None, or why not joined."
     pieces = sorted(Path(folder).glob(f'{name}.weights.pt.*'), key=lambda f: int(f.name.rsplit('.', 1)[1]))
     if len(pieces) != n: return f"{len(pieces)} of {n} pieces in {folder} (poll.sh WFROM=...: bring the rest)"
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    with open(dst, 'wb') as out:
+    dst.parent.mkdir(parents=True, exist_ok=True); tmp = dst.with_name(dst.name + '.incoming')
+    with open(tmp, 'wb') as out:
         for f in pieces: out.write(f.read_bytes())
-    got = sha256(dst)
-    if got != sha or dst.stat().st_size != size:
-        dst.unlink(); raise LandError(f"{name}: joined pieces have sha256 {got}, the events log says {sha}: copy the pieces again")
+    got = sha256(tmp)
+    if got != sha or tmp.stat().st_size != size:   # what an earlier landing joined stays as it was
+        tmp.unlink(); raise LandError(f"{name}: joined pieces have sha256 {got}, the events log says {sha}: copy the pieces again")
+    tmp.replace(dst)
     return None
 
 
@@ -140,7 +141,8 @@ def land(a) -> int:
         lines.append(f"{r['run']} (extras): " + ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in r['ref_check'].items()))
         _copy(f, ev_dir / f.name, done, root)
     for d in sorted((p / 'eval' / 'fp32').glob('*-eval.parts')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.parts')):
-        _copy(d, root / 'results' / 'eval' / 'parts' / d.name, done, root)
+        for f in sorted(d.iterdir()):   # merged file by file: pieces of other evaluations of the run (another fingerprint) stay
+            _copy(f, root / 'results' / 'eval' / 'parts' / d.name / f.name, done, root)
         lines.append(f"{d.name[:-len('-eval.parts')]}: evaluation cut by its deadline; its pieces ({', '.join(sorted(x.name for x in d.iterdir()))}) "
                      f"are in results/eval/parts/ for a later lease (repro_session.sh PRELOAD with RUNS naming it, EVAL_FROM=f16)")
     logs = root / 'results' / 'logs' / a.logs
@@ -173,7 +175,8 @@ def land(a) -> int:
     for name, (n, sha, size) in sorted(al.items()):   # AFF's network, or the state a lease's deadline stopped it at
         why = join_pieces(Path(a.weights), name, n, sha, size, root / AFF_STORE / f'{name}.pt') if a.weights else 'no --weights'
         lines.append(f"{name}: {why and 'not joined: ' + why or f'joined into {AFF_STORE / name}.pt (sha256 checked)'}"
-                     + (" (stage it with `stage --aff` for the lease that continues it)" if name.endswith('-aff-partial') else ''))
+                     + (" (stage it with `stage --aff` for the lease that continues it)"
+                        if name.endswith(('-aff-partial', '-aff-head')) else ''))
     if a.plan:
         spec = json.loads(Path(a.plan).read_text()); dflt = (spec.get('defaults') or {}).get('eval') or {}
         lay_f = ev_dir / 'layout.json'
@@ -181,7 +184,7 @@ def land(a) -> int:
         for r in spec['runs']:
             if r.get('eval', dflt) is None: continue
             e = {**dflt, **(r.get('eval') or {})}
-            if any(f.name == f"{r['name']}-eval.json" for f in evals): lay['runs'][r['name']] = dict(eval_gpus=e.get('eval_gpus', 1), plan=str(a.plan))
+            if any(f.name == f"{r['name']}-eval.json" and dest[f] == ev_dir for f in evals): lay['runs'][r['name']] = dict(eval_gpus=e.get('eval_gpus', 1), plan=str(a.plan))
         ev_dir.mkdir(parents=True, exist_ok=True); lay_f.write_text(json.dumps(lay, indent=1) + '\n'); done.append(str(lay_f.relative_to(root)))
     note = [f"five-seed lease landed from {p} by tools/gpu/land_five_seed.py", *lines,
             *[f"{r}: weights (float16) {n} piece(s), sha256 {s}" for r, (n, s, _) in sorted(wl.items())],
@@ -239,23 +242,25 @@ def stage_aff(a, root: Path, to: Path) -> int:
      "--max-mb, one call's carry each; each folder's receive.sh puts its pieces in AFF_DIR (/root/swaro/aff) and joins "
      "them there, sha256 checked, once all have come: what repro_session.sh resumes the run's AFF from.")
     made = []
-    for run in a.runs:
-        f = root / AFF_STORE / f'{run}-aff-partial.pt'
-        if not f.is_file(): raise LandError(f"{f} is missing: land the lease whose deadline stopped {run}'s AFF with --weights")
-        data, sha, step = f.read_bytes(), sha256(f), int(a.max_mb * 2 ** 20)
+    for run in a.runs:   # its fitted AFF network when the fine-tuning ended before the attacks did, else the state
+        f = next((g for g in (root / AFF_STORE / f'{run}-aff-{x}.pt' for x in ('head', 'partial')) if g.is_file()), None)
+        if f is None: raise LandError(f"{root / AFF_STORE}/{run}-aff-partial.pt is missing: land the lease whose deadline "
+                                      f"stopped {run}'s AFF with --weights")
+        part, data, sha, step = f.stem, f.read_bytes(), sha256(f), int(a.max_mb * 2 ** 20)
         parts = [data[i:i + step] for i in range(0, len(data), step)]
         for k, blob in enumerate(parts):
             dst = root / f'{to}-{len(made) + 1}'
             if dst.exists(): shutil.rmtree(dst)
-            dst.mkdir(parents=True); (dst / f'{run}-aff-partial.pt.{k}').write_bytes(blob)
+            dst.mkdir(parents=True); (dst / f'{part}.pt.{k}').write_bytes(blob)
             (dst / 'receive.sh').write_text(
-                f"#!/bin/sh\n# piece {k + 1} of {len(parts)} of {run}'s stopped AFF state (tools/gpu/land_five_seed.py stage --aff)\n"
-                "set -e\nd=${AFF_DIR:-/root/swaro/aff}; mkdir -p $d\n"
-                f"cp \"$(dirname \"$0\")\"/{run}-aff-partial.pt.{k} $d/\n"
-                f"if [ $(ls $d/{run}-aff-partial.pt.* | wc -l) = {len(parts)} ]; then\n"
-                f"  cat $(for i in $(seq 0 {len(parts) - 1}); do echo $d/{run}-aff-partial.pt.$i; done) > $d/.incoming\n"
-                f"  echo '{sha}  '$d/.incoming | sha256sum -c --quiet && mv $d/.incoming $d/{run}-aff-partial.pt "
-                f"&& echo \"{run}'s AFF state in $d\"\nfi\n")
+                f"#!/bin/sh\n# piece {k + 1} of {len(parts)} of {part}.pt, {run}'s stopped AFF (tools/gpu/land_five_seed.py "
+                "stage --aff)\nset -e\nd=\"${AFF_DIR:-/root/swaro/aff}\"; mkdir -p \"$d\"\n"
+                f"cp \"$(dirname \"$0\")/{part}.pt.{k}\" \"$d/\"\n"
+                f"if [ \"$(ls \"$d\"/{part}.pt.* | wc -l)\" = {len(parts)} ]; then\n"
+                f"  for i in $(seq 0 {len(parts) - 1}); do cat \"$d/{part}.pt.$i\"; done > \"$d/.{part}.incoming\"\n"
+                f"  if echo '{sha}  '\"$d/.{part}.incoming\" | sha256sum -c --quiet; then\n"
+                f"    mv \"$d/.{part}.incoming\" \"$d/{part}.pt\" && echo \"{part}.pt in $d\"\n"
+                f"  else echo \"{part}.pt: the pieces in $d do not add up (sha256): stage them again\" >&2; exit 1; fi\nfi\n")
             made.append(dst.relative_to(root))
     print(f"staged {', '.join(a.runs)}'s AFF state in {', '.join(map(str, made))}: carry each in a call of its own and run its receive.sh there")
     return 0

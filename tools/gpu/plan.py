@@ -363,9 +363,7 @@ class EvalModel:
         for r in recs:   # the unit: attacks that ran alone on every test image (not worst-case members, not AutoAttack)
             specs, n = r['budgets'].get('attacks') or {}, _test(r)
             members = {m for sp in specs.values() if isinstance(sp, dict) for m in sp.get('members') or ()}
-            w = r['budgets'].get('workers')
-            g = len(set(w)) / len(w) if isinstance(w, list) and w else 1.0   # process-seconds -> GPU-seconds (see EVAL_DEFAULTS)
-            if r.get('_eval_gpus') and isinstance(w, list) and w: g = r['_eval_gpus'] / len(w)   # its folder's layout.json
+            g = gpu_factor(r)
             n_aa = min(n, r['budgets'].get('autoattack_images') or r['budgets'].get('autoattack_n') or AA_N)
             for key, d in r['seconds'].items():
                 if not key.startswith('attacks_') or not isinstance(d, dict): continue
@@ -440,15 +438,20 @@ class EvalModel:
 
 def _train(r): return r['budgets'].get('train_images') or N_TRAIN
 
+def gpu_factor(r: dict) -> float:
+    "A record's process-seconds -> GPU-seconds (see EVAL_DEFAULTS): its GPUs over its processes."
+    w = r['budgets'].get('workers')
+    if not (isinstance(w, list) and w): return 1.0
+    return r['_eval_gpus'] / len(w) if r.get('_eval_gpus') else len(set(w)) / len(w)   # _eval_gpus: its folder's layout.json
+
 def apgd_timings(r: dict, sets: dict) -> list:
     ("(images it ran on, GPU-seconds per unit) of each APGD-CE / APGD-T worst-case member that an evaluation record "
      "times: the images it ran on are those its column's earlier members left (the first: the clean-correct ones), from "
      "the record's `worst` counts ([[member, % left]] per head and column) and its clean accuracy.")
-    every, n, out = _every(sets), _test(r), []
-    w = r['budgets'].get('workers')
-    g = len(set(w)) / len(w) if isinstance(w, list) and w else 1.0
+    every, n, out, g, m = _every(sets), _test(r), [], gpu_factor(r), r.get('metrics') or {}
     for head, cols in (r.get('worst') or {}).items():
-        sec, clean = (r.get('seconds') or {}).get(f'attacks_{head}') or {}, ((r.get('metrics') or {}).get(head) or {}).get('clean')
+        clean = m.get('clean') if head == 'le' else (m.get(head) or {}).get('clean')   # the LE head's columns: top level
+        sec = (r.get('seconds') or {}).get(f'attacks_{head}') or {}
         if not isinstance(cols, dict) or not isinstance(clean, (int, float)): continue
         for chain in cols.values():
             before = clean * n / 100
@@ -639,7 +642,7 @@ def main(argv=None):
     ap.add_argument('--compile-s', type=float, default=COMPILE_S, help='per compiled training run, on top (default %(default)s)')
     ap.add_argument('--eval-startup-s', type=float, default=EVAL_STARTUP_S, help='per evaluation (default %(default)s)')
     ap.add_argument('--records', action='append', default=None, metavar='DIR',
-                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed, results/eval, results/eval/rle and results/eval/five-seed)')
+                    help='folder of speed (JSON lists) and evaluation (*-eval.json) records; repeatable (default results/speed, results/eval, results/eval/rle, results/eval/five-seed and results/eval/aff)')
     ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', dest='sets',
                     help='change every run: variant=base, gpus=2, eval.rle_epochs=150, eval.autoattack=false (VALUE as JSON when it parses)')
     ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
@@ -649,7 +652,7 @@ def main(argv=None):
     try:
         if a.gpus < 1: raise PlanError("--gpus must be >= 1")
         dirs = a.records or [ROOT / 'results' / 'speed', ROOT / 'results' / 'eval',   # with the rLE-only and five-seed evaluations where they are
-                             *[d for d in [ROOT / 'results' / 'eval' / 'rle', ROOT / 'results' / 'eval' / 'five-seed'] if d.is_dir()]]
+                             *[ROOT / 'results' / 'eval' / d for d in ('rle', 'five-seed', 'aff') if (ROOT / 'results' / 'eval' / d).is_dir()]]
         runs, note = load_plan(a.plan, [parse_set(s) for s in a.sets])
         speed, evals = load_records(dirs)
         speeds = Speeds(speed, a.card)

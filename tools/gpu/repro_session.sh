@@ -39,7 +39,7 @@
 #   results/eval/parts/, they are copied back before that run's float32 evaluation and taken where its weights, settings and
 #   number of attack processes are the same: a preloaded run's pieces (float16 weights both times), not those of a run
 #   trained in that lease (evaluated from its float32 checkpoint; a later lease has only its float16 weights).
-#   AFF_DIR (/root/swaro/aff): <run>-aff-partial.pt there (an AFF fine-tuning an earlier lease's deadline stopped, staged
+#   AFF_DIR (/root/swaro/aff): <run>-aff-partial.pt or <run>-aff-head.pt there (an AFF an earlier lease's deadline stopped, staged
 #   by land_five_seed.py stage --aff) goes into the run's pieces folder, where swaro_eval --aff continues from it when its
 #   fingerprint matches (same weights and settings); the pack cuts AFF's network and such state into pieces (see pack()).
 #   SIDE (optional: a command run in the background from the start, its output in logs/side.log, its shell killed a minute
@@ -62,17 +62,18 @@ pack() {
     cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
   # no checkpoints or weights (they come back in pieces, WEIGHTS=1); an evaluation's fitted heads (eval/*/<run>-eval-heads.pt, and
   # eval/*/<run>-eval.parts/*-head.pt of one the deadline stopped, so that a later call can resume it; a few kB each) do come back
-  # AFF's fine-tuned network (eval/*/<run>-eval-aff.pt, float16, ~22 MB) and the state of one its deadline stopped
-  # (eval/*/<run>-eval.parts/aff-partial.pt: float32 weights and momentum, ~90 MB) are too big for the pack: cut into 15 MiB
-  # pieces under $S/weights (<run>-aff.weights.pt.<k>, <run>-aff-partial.weights.pt.<k>), which poll.sh brings like weights
-  for f in $S/eval/*/*-eval.parts/aff-partial.pt $S/eval/*/*-eval-aff.pt; do [ -f "$f" ] || continue
-    case $f in *aff-partial.pt) n=$(basename $(dirname $f) .parts); n=${n%-eval}-aff-partial; what="AFF state (float32)";;
+  # AFF's fine-tuned network (eval/*/<run>-eval-aff.pt, float16, ~22 MB), and in the pieces folder of an evaluation its
+  # deadline stopped the state of its fine-tuning (aff-partial.pt: float32 weights and momentum, ~90 MB) or, once that ended,
+  # its float32 network (aff-head.pt, ~45 MB), are too big for the pack: cut into 15 MiB pieces under $S/weights
+  # (<run>-aff.weights.pt.<k>, <run>-aff-partial..., <run>-aff-head...), which poll.sh brings like weights
+  for f in $S/eval/*/*-eval.parts/aff-partial.pt $S/eval/*/*-eval.parts/aff-head.pt $S/eval/*/*-eval-aff.pt; do [ -f "$f" ] || continue
+    case $f in *.parts/aff-*) n=$(basename $(dirname $f) .parts); n=${n%-eval}-$(basename $f .pt); what="AFF state (float32)";;
                *) n=$(basename $f .pt); n=${n%-eval-aff}-aff; what="AFF network (float16)";; esac
-    mkdir -p $S/weights; rm -f $S/weights/$n.weights.pt.*; split -b 15M -d -a 1 $f $S/weights/$n.weights.pt. \
+    mkdir -p $S/weights; rm -f $S/weights/$n.weights.pt.*; split -b 15M -d -a 2 $f $S/weights/$n.weights.pt. \
       && log "$n: $what in $(ls $S/weights/$n.weights.pt.* | wc -l) piece(s), sha256 $(sha256sum $f | cut -d' ' -f1), $(stat -c %s $f) bytes"
   done
   tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='pack.tar' --exclude='weights' --exclude='f16' \
-    --exclude='aff-partial.pt' --exclude='*-eval-aff.pt' \
+    --exclude='aff-partial.pt' --exclude='aff-head.pt' --exclude='*-eval-aff.pt' \
     -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
@@ -130,11 +131,14 @@ one() {  # index, GPU, name, preset, seed, more train flags (comma-separated)
     if [ $first = 0 ] && [ $te -lt $LATER_MIN ]; then log "$name: $te s left, no $p evaluation"; continue; fi
     [ $te -gt 30 ] || { log "$name: no time left to evaluate ($p)"; continue; }
     mkdir -p $S/eval/$p
-    if [ $p = fp32 ] && [ -d results/eval/parts/$name-eval.parts ] && [ ! -d $S/eval/$p/$name-eval.parts ]; then   # pieces an earlier lease brought back
+    if [ $p = fp32 ] && [ -d results/eval/parts/$name-eval.parts ] && [ ! -d $S/eval/$p/$name-eval.parts ] \
+       && [[ " ${EV[*]} " != *" --aff "* ]]; then   # pieces an earlier lease brought back (not into an AFF evaluation's)
       cp -r results/eval/parts/$name-eval.parts $S/eval/$p/ && log "$name: resuming the pieces in results/eval/parts/$name-eval.parts"; fi
-    local aff=${AFF_DIR:-/root/swaro/aff}/$name-aff-partial.pt   # an AFF an earlier lease's deadline stopped (land_five_seed.py stage --aff)
-    if [ $p = fp32 ] && [ -f $aff ] && [ ! -f $S/eval/$p/$name-eval.parts/aff-partial.pt ]; then
-      mkdir -p $S/eval/$p/$name-eval.parts && cp $aff $S/eval/$p/$name-eval.parts/aff-partial.pt && log "$name: resuming AFF from $aff"; fi
+    for part in aff-partial aff-head; do   # an AFF an earlier lease's deadline stopped (land_five_seed.py stage --aff)
+      local aff=${AFF_DIR:-/root/swaro/aff}/$name-$part.pt
+      if [ $p = fp32 ] && [ -f $aff ] && [ ! -f $S/eval/$p/$name-eval.parts/$part.pt ]; then
+        mkdir -p $S/eval/$p/$name-eval.parts && cp $aff $S/eval/$p/$name-eval.parts/$part.pt && log "$name: resuming AFF from $aff"; fi
+    done
     log "$name: evaluating ($p) on GPU $gs ${w[*]} (at most $te s)"
     if [ $first = 1 ] && [ "${TSNE:-1}" = 1 ] && [ -z "${SMOKE:-}" ]; then   # the t-SNE map beside the evaluation (CPU-bound, its own process)
       CUDA_VISIBLE_DEVICES=$g timeout $te $PY -c "import sys, json; from swaro_nb.data import load_cifar; from swaro_nb.tsne import tsne_plot
