@@ -16,7 +16,7 @@ from .data import load_cifar, check_name, balanced_subset, subset_indices
 from .linear import linear_eval, robust_linear_eval, LinearClassifier
 from .aff import adversarial_fine_tune, FineTuned
 from .eval_attacks import resolve_attacks
-from .execution import evaluate_robustness, weights_digest, piece_fingerprint, read_piece
+from .execution import evaluate_robustness, weights_digest, piece_fingerprint, read_piece, piece_file
 from .eval_config import EvalConfig
 from .runs import load_run
 
@@ -159,7 +159,8 @@ def head(self: _Evaluation, key: str, fp: str) -> tuple:
                   head=(h.model if key == 'aff' else h.model.head).state_dict(), linear=_head_record(h),
                   seconds=h.seconds if key == 'aff' else time.perf_counter() - t)   # AFF: its earlier calls' epochs too
         if self.pdir is not None:
-            atomic_save(hp, self.pdir / f'{key}-head.pt'); (self.pdir / f'{key}-partial.pt').unlink(missing_ok=True)
+            atomic_save(hp, piece_file(self.pdir, key, 'eval_head'))
+            piece_file(self.pdir, key, 'eval_partial').unlink(missing_ok=True)
         return h.model, hp, True
     self.took(f'{key} head', hp)
     model = (FineTuned if key == 'aff' else LinearClassifier)(self.enc, *self.dims).to(self.dev)
@@ -190,7 +191,7 @@ def piece(self: _Evaluation, key: str) -> tuple:
                                      'per_image')},
                 # a resumed head's fit counts in its piece
                 seconds=time.perf_counter() - t + (0 if now else hp['seconds']))
-    if self.pdir is not None: atomic_json(part, self.pdir / f'{key}.json')
+    if self.pdir is not None: atomic_json(part, piece_file(self.pdir, key))
     return part, (hp['head'] if hp else None)
 
 # %% ../nbs/10b_evaluate.ipynb #40dc8aec
@@ -201,12 +202,11 @@ def aff_resume(self: _Evaluation, fp: str) -> dict:
      "every epoch, replaced by the head once the fine-tuning ends.")
     st = read_piece(self.pdir, 'aff', fp, partial=True) if self.cfg.resume else None
     if st is not None: self.took(f"aff epochs 1-{st['epoch']}", st)
-    elif (self.pdir / 'aff-partial.pt').is_file():   # said, not silent: its 100 epochs start again
-        print(f"{self.pdir / 'aff-partial.pt'}: made with other weights or settings; AFF starts from epoch 1",
-              file=sys.stderr)
+    elif (f := piece_file(self.pdir, 'aff', 'eval_partial')).is_file():   # said, not silent: its 100 epochs start again
+        print(f"{f}: made with other weights or settings; AFF starts from epoch 1", file=sys.stderr)
     stamp = {k: str(v) for k, v in run_stamp(self.dev).items()}
     def save(s: dict): atomic_save(dict(kind='eval_partial', key='aff', fingerprint=fp, **stamp, **s),
-                                   self.pdir / 'aff-partial.pt')
+                                   piece_file(self.pdir, 'aff', 'eval_partial'))
     return dict(state=st, on_epoch=save)
 
 # %% ../nbs/10b_evaluate.ipynb #8e6350d2

@@ -17,8 +17,9 @@ from .eval_attacks import (AttackSpec, resolve_attacks, run_attack, logits, targ
 from .robustness import cascade, autoattack_chains, chained_rest, robustness_result, sanity_flags
 
 # %% auto #0
-__all__ = ['AA_KINDS', 'PIECE_VERSION', 'check_images', 'predictions', 'work_units', 'unit_cost', 'run_unit', 'run_units',
-           'evaluate_robustness', 'black_box_matrix', 'weights_digest', 'piece_fingerprint', 'read_piece']
+__all__ = ['AA_KINDS', 'PIECE_VERSION', 'PIECE_FILES', 'check_images', 'predictions', 'work_units', 'unit_cost', 'run_unit',
+           'run_units', 'evaluate_robustness', 'black_box_matrix', 'weights_digest', 'piece_fingerprint', 'piece_file',
+           'read_piece']
 
 # %% ../nbs/07c_execution.ipynb #43bbfee5
 def check_images(images, labels):
@@ -363,6 +364,13 @@ def piece_fingerprint(weights: str,  # `weights_digest` of the network
     what = dict(settings, weights=weights, card=device_name(device), version=PIECE_VERSION)
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
 
+# a pieces folder's files by kind: a finished piece, the head fitted for it, the state of a fit stopped part-way
+PIECE_FILES = dict(eval_part='{key}.json', eval_head='{key}-head.pt', eval_partial='{key}-partial.pt')
+
+def piece_file(folder, key: str, kind: str = 'eval_part') -> Path:
+    "Where piece `key` of `kind` (a key of PIECE_FILES) lives in the pieces folder `folder`."
+    return Path(folder) / PIECE_FILES[kind].format(key=key)
+
 def read_piece(folder,  # the evaluation's pieces folder (None: nothing to read)
                key: str,  # the piece ('le', 'rle', 'classifier', ...)
                fingerprint: str,  # what the piece must have been made with
@@ -370,9 +378,8 @@ def read_piece(folder,  # the evaluation's pieces folder (None: nothing to read)
                partial: bool = False,  # the state of a fit stopped part-way (`<key>-partial.pt`: AFF's epochs)
               ) -> dict | None:
     "A finished piece (fitted head, or part-way fit) of an interrupted evaluation with the same fingerprint, or None."
-    name, kind = ((f'{key}-partial.pt', 'eval_partial') if partial else (f'{key}-head.pt', 'eval_head') if head
-                  else (f'{key}.json', 'eval_part'))
-    f = None if folder is None else Path(folder) / name
+    kind = 'eval_partial' if partial else 'eval_head' if head else 'eval_part'
+    f = None if folder is None else piece_file(folder, key, kind)
     if f is None or not f.is_file(): return None
     try: part = (json.loads(f.read_text()) if kind == 'eval_part'
                  else torch.load(f, map_location='cpu', weights_only=True))

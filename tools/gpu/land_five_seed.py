@@ -65,16 +65,12 @@ def unpacked(pack: Path) -> Path:
     return d
 
 
-def weight_lines(events: str) -> dict:
-    "{run: (pieces, sha256, bytes)} from repro_session.sh's 'weights (float16) in N piece(s), sha256 H, B bytes' lines."
-    pat = re.compile(r'\+\d+s (\S+): weights \(float16\) in (\d+) piece\(s\), sha256 ([0-9a-f]{64}), (\d+) bytes')
-    return {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4))) for m in pat.finditer(events)}
+WEIGHTS_LINE, AFF_LINE = r'weights \(float16\)', r'AFF (?:state \(float32\)|network \(float16\))'   # what piece_lines reads
 
-
-def aff_lines(events: str) -> dict:
-    "{name: (pieces, sha256, bytes)} from repro_session.sh's 'AFF state (float32)' / 'AFF network (float16)' lines."
-    pat = re.compile(r'\+\d+s (\S+): AFF (?:state \(float32\)|network \(float16\)) in (\d+) piece\(s\), '
-                     r'sha256 ([0-9a-f]{64}), (\d+) bytes')
+def piece_lines(events: str, what: str = WEIGHTS_LINE) -> dict:
+    ("{name: (pieces, sha256, bytes)} from repro_session.sh's '<name>: <what> in N piece(s), sha256 H, B bytes' lines "
+     "(`what`: a pattern, WEIGHTS_LINE for the runs' weights, AFF_LINE for AFF's network and stopped state).")
+    pat = re.compile(rf'\+\d+s (\S+): {what} in (\d+) piece\(s\), sha256 ([0-9a-f]{{64}}), (\d+) bytes')
     return {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4))) for m in pat.finditer(events)}
 
 
@@ -153,7 +149,7 @@ def land(a) -> int:
     for f in sorted((p / 'side' / 'logs').glob('*')):
         if f.is_file(): _copy(f, logs / f'side-{f.name}', done, root)
     heads = sorted(p.glob('eval/fp32/*-eval-heads.pt')) + sorted(p.glob('side/eval/fp32/*-eval-heads.pt'))
-    wl = weight_lines(events + ((p / 'side' / 'events.log').read_text() if (p / 'side' / 'events.log').is_file() else ''))
+    wl = piece_lines(events + ((p / 'side' / 'events.log').read_text() if (p / 'side' / 'events.log').is_file() else ''))
     if a.weights:
         man = json.loads((root / MANIFEST).read_text()) if (root / MANIFEST).is_file() else {
             'note': "sha256 of the five-seed runs' float16 weights (repro_session.sh WEIGHTS=1, what EVAL_FROM=f16 evaluated), joined from "
@@ -171,7 +167,7 @@ def land(a) -> int:
             (root / STORE / run).mkdir(parents=True, exist_ok=True); shutil.copy2(h, root / STORE / run / h.name)
             done.append(str(STORE / run / h.name))
         (root / MANIFEST).write_text(json.dumps(man, indent=1) + '\n'); done.append(str(MANIFEST))
-    al = aff_lines(events)
+    al = piece_lines(events, AFF_LINE)
     for name, (n, sha, size) in sorted(al.items()):   # AFF's network, or the state a lease's deadline stopped it at
         why = join_pieces(Path(a.weights), name, n, sha, size, root / AFF_STORE / f'{name}.pt') if a.weights else 'no --weights'
         lines.append(f"{name}: {why and 'not joined: ' + why or f'joined into {AFF_STORE / name}.pt (sha256 checked)'}"
@@ -301,7 +297,7 @@ def main(argv=None) -> int:
                    help="the encoders committed in weights/ (swaro_nb.hub), for runs whose lease weights are gone: evaluation only")
     s.add_argument('--weights-root', default=None, help="with --from-hub: the hub's weights folder (default: the checkout's weights/)")
     s.add_argument('--aff', action='store_true',
-                   help="the AFF state a deadline stopped (.gpu/aff/<run>-aff-partial.pt), in folders <to>-1, <to>-2, ...")
+                   help="a stopped AFF (.gpu/aff/<run>-aff-head.pt, else -aff-partial.pt), in folders <to>-1, <to>-2, ...")
     a = ap.parse_args(argv)
     try: return land(a) if a.cmd == 'land' else stage(a)
     except LandError as e: print(f"land_five_seed: error: {e}", file=sys.stderr); return 2
