@@ -2,6 +2,7 @@
 # GPU machine: wait (at most WAIT seconds) for tools/gpu/compare.sh to finish, print its events and each run's progress,
 # and once it is DONE copy its pack to $OUT (pack.tar, plus the event log, the notebooks' printed measurements and their
 # records as plain files for a quick look, and the weights pieces of repro_session.sh WEIGHTS=1). Run it again until it prints DONE.
+# Before DONE each call also brings partial.tar: what is finished so far (see below).
 # Usage (a call brings back at most 8 files and 64 MiB: the pack, the event log and up to 6 weights pieces within WMAX_MB; WFROM=<the number it prints> the rest): bash tools/gpu/poll.sh          (WAIT=60 bash tools/gpu/poll.sh for a quick look)
 S=${S:-/root/swaro/compare}; R=${RUNS:-/root/swaro/runs}; W=${WAIT:-540}; OUT=${OUT:-/tmp/out}; LOG=${LOG:-/root/swaro/compare.log}
 mkdir -p "$OUT"; t0=$(date +%s)
@@ -23,4 +24,11 @@ if [ -f $S/DONE ]; then
   if [ $j = $k ] && [ $k -lt ${#ws[@]} ]; then echo "weights: piece $k ($(stat -c %s "${ws[$k]}") bytes) does not fit WMAX_MB ${WMAX_MB:-60} beside the pack: raise WMAX_MB (at most 64)"
   elif [ ${#ws[@]} -gt 0 ]; then echo "weights: pieces $k-$(( j - 1 )) of ${#ws[@]} copied ($(( used / 1048576 )) MiB in all)$( [ $j -lt ${#ws[@]} ] && echo "; WFROM=$j for the next")"; fi
   ls -la "$OUT"; echo "DONE"
-else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null; fi
+else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null
+  # what is finished so far, in the pack's layout (records, fitted heads, an evaluation's pieces, logs; no weights or AFF
+  # state): a machine taken back before DONE (a kind no longer lent, a failed call) then loses only the work in flight;
+  # land_five_seed.py land takes partial.tar like pack.tar
+  [ -d $S/eval ] && tar -cf "$OUT"/partial.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' \
+    --exclude='side/runs' --exclude='pack.tar' --exclude='weights' --exclude='f16' --exclude='aff-partial.pt' --exclude='aff-head.pt' \
+    --exclude='*-eval-aff.pt' -C $S events.log eval logs $( [ -d $S/side ] && echo side) 2>/dev/null \
+    && echo "partial: $(tar -tf "$OUT"/partial.tar | grep -c 'eval.json$') record(s) so far in partial.tar"; fi
