@@ -781,3 +781,27 @@ def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
     assert [g for g in got if 'weights' in g] == ['a.weights.pt.0', 'a.weights.pt.1', 'b.weights.pt.0', 'b.weights.pt.1'] and 'WFROM=4' in out
     out, got = poll(tmp_path / 'o4', WMAX_MB='10')
     assert 'does not fit WMAX_MB 10' in out and not any('weights' in g for g in got)
+
+def test_poll_brings_what_is_finished_before_done(tmp_path):
+    "poll.sh before DONE: partial.tar holds the finished records, heads and pieces (no weights), and land takes it like a pack."
+    import os, subprocess, sys, tarfile
+    p, w, sha, rec, plan_f = _fake_pack(tmp_path)
+    (p / 'weights').mkdir(); (p / 'weights' / 'runA.weights.pt.0').write_bytes(b'w' * 100)   # never in the partial tar
+    (p / 'f16' / 'runA').mkdir(parents=True); (p / 'f16' / 'runA' / 'weights.pt').write_bytes(b'w')
+    (p / 'side' / 'runs' / 'runB').mkdir(parents=True); (p / 'side' / 'runs' / 'runB' / 'weights.pt').write_bytes(b'w')
+    out = tmp_path / 'out'
+    env = dict(os.environ, S=str(p), RUNS=str(tmp_path / 'none'), OUT=str(out), WAIT='0', LOG=str(tmp_path / 'log'))
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and 'not done yet' in r.stdout and 'partial: 1 record(s) so far' in r.stdout, r.stdout + r.stderr
+    with tarfile.open(out / 'partial.tar') as t: names = t.getnames()
+    assert 'eval/fp32/runA-eval.json' in names and 'eval/fp32/runA-eval-heads.pt' in names and 'eval/fp32/runB-eval.parts/le.json' in names
+    assert not [n for n in names if n.startswith(('weights', 'f16', 'side/runs')) or n.endswith('weights.pt')]
+    co = tmp_path / 'co'; co.mkdir()
+    r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(out / 'partial.tar'), '--logs', 'part',
+                        '--commit', 'abc1234'], cwd=co, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads((co / 'results/eval/five-seed/runA-eval.json').read_text()) == rec
+    assert (co / 'results/eval/parts/runB-eval.parts/le.json').is_file()
+    (p / 'DONE').touch(); (p / 'pack.tar').write_bytes(b'pack')   # once DONE: the pack, and no partial tar
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(env, OUT=str(tmp_path / 'out2')), capture_output=True, text=True)
+    assert 'DONE' in r.stdout and (tmp_path / 'out2' / 'pack.tar').is_file() and not (tmp_path / 'out2' / 'partial.tar').exists()
