@@ -784,9 +784,9 @@ def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
 
 def test_poll_brings_what_is_finished_before_done(tmp_path):
     "poll.sh before DONE: partial.tar holds the finished records, heads and pieces (no weights), and land takes it like a pack."
-    import os, subprocess, sys, tarfile
+    import os, shutil, subprocess, sys, tarfile
     p, w, sha, rec, plan_f = _fake_pack(tmp_path)
-    (p / 'weights').mkdir(); (p / 'weights' / 'runA.weights.pt.0').write_bytes(b'w' * 100)   # never in the partial tar
+    (p / 'weights').mkdir(); (p / 'weights' / 'runZ.weights.pt.0').write_bytes(b'w' * 100)   # never in the partial tar
     (p / 'f16' / 'runA').mkdir(parents=True); (p / 'f16' / 'runA' / 'weights.pt').write_bytes(b'w')
     (p / 'side' / 'runs' / 'runB').mkdir(parents=True); (p / 'side' / 'runs' / 'runB' / 'weights.pt').write_bytes(b'w')
     out = tmp_path / 'out'
@@ -802,6 +802,36 @@ def test_poll_brings_what_is_finished_before_done(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads((co / 'results/eval/five-seed/runA-eval.json').read_text()) == rec
     assert (co / 'results/eval/parts/runB-eval.parts/le.json').is_file()
+    assert not [f for f in os.listdir(out) if '.weights.pt.' in f]   # runZ's export is not announced in the events log
+    (p / 'weights' / 'runB.weights.pt.0').write_bytes(b'v' * 10)   # a run still being cut: its line is not in the log yet
+    shutil.copy(w / 'runA.weights.pt.0', p / 'weights'); shutil.copy(w / 'runA.weights.pt.1', p / 'weights')
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(env, OUT=str(tmp_path / 'out1')), capture_output=True, text=True)
+    assert sorted(f for f in os.listdir(tmp_path / 'out1') if '.weights.pt.' in f) == ['runA.weights.pt.0', 'runA.weights.pt.1'], r.stdout
     (p / 'DONE').touch(); (p / 'pack.tar').write_bytes(b'pack')   # once DONE: the pack, and no partial tar
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(env, OUT=str(tmp_path / 'out2')), capture_output=True, text=True)
     assert 'DONE' in r.stdout and (tmp_path / 'out2' / 'pack.tar').is_file() and not (tmp_path / 'out2' / 'partial.tar').exists()
+
+def test_resumed_pieces_are_not_priced_again(tmp_path, capsys):
+    "An evaluation resuming an earlier lease's pieces: heads fitted there cost nothing, a head attacked there is not attacked again."
+    evs = [evrec(le_epochs=100, le_s=10.0)]; evs[0]['_file'] = 'x-eval.json'
+    m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
+    whole = m.predict(dict(le_epochs=150, rle_epochs=5, n_test=1000), 7.0)
+    assert plan.resume_credit(whole, tmp_path / 'none') == (whole, [])
+    f = tmp_path / 'a-eval.parts'; f.mkdir()
+    (f / 'le-head.pt').write_bytes(b'h')
+    e, done = plan.resume_credit(whole, f)
+    assert done == ['le head fitted'] and e['le'] == 0 and e['total'] == pytest.approx(whole['total'] - whole['le'])
+    (f / 'rle-head.pt').write_bytes(b'h'); (f / 'le.json').write_text('{}')
+    e, done = plan.resume_credit(whole, f)
+    att = [k for k in whole if k.startswith('attacks_')]
+    assert done == ['le head fitted', 'rle head fitted', 'le attacked'] and e['rle'] == 0
+    for k in att: assert e[k] == pytest.approx(whole[k] / 2)   # one of the two heads left to attack
+    assert e['total'] == pytest.approx(7.0 + sum(whole[k] for k in att) / 2)
+    (f / 'rle.json').write_text('{}')
+    assert plan.resume_credit(whole, f)[0]['total'] == pytest.approx(7.0)   # only the start-up: every piece is there
+    runs = [dict(name='a', method='swaro', epochs=200, trained=True, eval=dict(le_epochs=150, rle_epochs=5, n_test=1000))]
+    (f / 'rle.json').unlink()
+    rc, out, _, js = run_plan(tmp_path, capsys, runs, [], evs, '--parts', tmp_path)
+    assert rc == 0 and 'resumes' in out and js['runs'][0]['eval_s']['total'] == pytest.approx(sum(whole[k] for k in att) / 2)
+    rc, out, _, js = run_plan(tmp_path, capsys, runs, [], evs, '--parts', '')   # '' prices it whole
+    assert js['runs'][0]['eval_s']['total'] == pytest.approx(whole['total'] - 7.0) and 'resumes' not in out

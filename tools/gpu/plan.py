@@ -432,8 +432,25 @@ class EvalModel:
             apgd = u['apgd'] * (per_step + self.apgd_fit[1] * n * rf) if self.apgd_fit else n * rf * u['apgd'] * self.unit_s
             out[f'attacks_{key}'] = heads * (units * self.unit_s + apgd) / gpus   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
-        out['eval_gpus'] = gpus
+        out['eval_gpus'] = gpus; out['heads'] = heads
         return out
+
+
+def resume_credit(ev: dict, folder) -> tuple[dict, list]:
+    """An evaluation that resumes the pieces an earlier lease left (`results/eval/parts/<run>-eval.parts`, repro_session.sh copies
+    them in): a head fitted there (`<key>-head.pt`) is not fitted again, a head attacked there (`<key>.json`) not attacked again.
+    The planner cannot check their fingerprint (weights and settings): it takes them as the evaluation will, and says so."""
+    folder = Path(folder) if folder else None
+    if folder is None or not folder.is_dir(): return ev, []
+    e, done = dict(ev), []
+    for key in ('le', 'rle', 'aff'):
+        if e.get(key) and (folder / f'{key}-head.pt').is_file(): e[key] = 0.0; done.append(f'{key} head fitted')
+    attacked = [k for k in ('le', 'rle', 'aff', 'classifier') if (folder / f'{k}.json').is_file()]
+    done += [f'{k} attacked' for k in attacked]
+    frac = max(0, e['heads'] - len(attacked)) / e['heads']
+    for k in [k for k in e if k.startswith('attacks_')]: e[k] *= frac
+    e['total'] = sum(v for k, v in e.items() if k in ('startup', 'le', 'rle', 'aff') or k.startswith('attacks_'))
+    return e, done
 
 
 def _train(r): return r['budgets'].get('train_images') or N_TRAIN
@@ -558,6 +575,8 @@ def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
             if e_in.get('robust_frac') is None and r['method'] in NONROBUST: e_in['robust_frac'] = NONROBUST_FRAC
             e_in['classifier'] = r['method'] in SUPERVISED
             ev = evm.predict(e_in, a.eval_startup_s)
+            parts = getattr(a, 'parts', None)
+            ev, ev['resumes'] = resume_credit(ev, Path(parts) / f"{r['name']}-eval.parts" if parts else None)
         jobs.append(dict(run=r, speed=sp, startup_s=startup, train_s=r['epochs'] * sp['s'], eval=ev,
                          eval_s=ev['total'] if ev else 0.0))
     return jobs
@@ -625,7 +644,8 @@ def report(jobs, n_gpus, a, note='', evm=None) -> tuple[str, float]:
                      + (f" + AFF {e['aff']:.0f}" if e['aff'] else '')
                      + f" + attacks: Table 1 {e['attacks_table1']:.0f}, Table 3 {e['attacks_table3']:.0f}, RoCL's {e['attacks_rocl']:.0f},"
                      f" AutoAttack {e['attacks_autoattack']:.0f}, reference AutoAttack {e['attacks_reference']:.0f}"
-                     + (f" (on {e['eval_gpus']:.3g} GPUs)" if e['eval_gpus'] != 1 else ''))
+                     + (f" (on {e['eval_gpus']:.3g} GPUs)" if e['eval_gpus'] != 1 else '')
+                     + (f"; resumes {a.parts}/{j['run']['name']}-eval.parts: {', '.join(e['resumes'])}" if e.get('resumes') else ''))
     tr = sum(j['startup_s'] + j['train_s'] for j in jobs) / 60
     L += ['', f"training {tr:.1f} GPU-min, evaluation {sum(j['eval_s'] for j in jobs) / 60:.1f} GPU-min; predicted end {end / 60:.1f} min"]
     return '\n'.join(L), end
@@ -648,6 +668,9 @@ def main(argv=None):
     ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
                     help="inline: each evaluation right after its training on its first GPU (default); last: after every training, on any free GPU")
     ap.add_argument('--json', default=None, metavar='OUT', help='also write the prediction as JSON')
+    ap.add_argument('--parts', default=str(ROOT / 'results' / 'eval' / 'parts'), metavar='DIR',
+                    help="an earlier lease's evaluation pieces, <run>-eval.parts/ (default %(default)s): heads fitted or attacked there "
+                         "are not priced again; '' prices every evaluation whole")
     a = ap.parse_args(argv)
     try:
         if a.gpus < 1: raise PlanError("--gpus must be >= 1")
