@@ -835,3 +835,21 @@ def test_resumed_pieces_are_not_priced_again(tmp_path, capsys):
     assert rc == 0 and 'resumes' in out and js['runs'][0]['eval_s']['total'] == pytest.approx(sum(whole[k] for k in att) / 2)
     rc, out, _, js = run_plan(tmp_path, capsys, runs, [], evs, '--parts', '')   # '' prices it whole
     assert js['runs'][0]['eval_s']['total'] == pytest.approx(whole['total'] - 7.0) and 'resumes' not in out
+
+def test_five_seed_mixed_x2_trains_one_and_ends_e1_beside(capsys):
+    "The x2 lease: GPU 0 trains a T2 run with the train pin; the side job on GPU 1 (the eval pin) ends E1 within its own end."
+    path = ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json'
+    assert plan.main([str(path), '--gpus', '2', '--card', 'H200', '--json', '/dev/null']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])
+    assert spec['launch'] in spec['note'] and len(spec['launch']) < 2000 and v['EVAL'] == 'none' and v['WEIGHTS'] == '1' and v['GPUS'] == '0'
+    train = [r for r in spec['runs'] if not r.get('trained')]; done = [r['name'] for r in spec['runs'] if r.get('trained')]
+    runs = [x.split(':') for x in v['RUNS'].split()]
+    assert [(n, p, int(s)) for n, p, s, *_ in runs] == [(r['name'], r['preset'], r['seed']) for r in train]
+    assert v['SIDE'].split()[:3] == ['cd', '/root/swaro/evalcode', '&&'] and side['SIDE_GPU'] == '1' and side['PYTHONPATH'].endswith('/root/swaro/evalcode')
+    assert [side['RESUME'], side['EVALUATE']] == done   # the run with pieces first, then the whole evaluation
+    assert (ROOT / 'results/eval/parts' / f"{side['RESUME']}-eval.parts").is_dir()
+    capsys.readouterr(); plan.main([str(path), '--gpus', '2', '--card', 'H200'])
+    secs = [float(x) for x in re.findall(r'^  c10-200-[a-z]+-s\d: (\d+) s = ', capsys.readouterr().out, re.M)]
+    assert len(secs) == 2 and sum(secs) + 60 <= int(side['SIDE_END'])   # both evaluations inside the first side run's end
+    for r in train: assert r['s_per_epoch']['H200'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
+    assert int(v['DEADLINE']) <= 1560
