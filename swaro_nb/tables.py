@@ -15,7 +15,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results',
            'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant',
            'by_variant', 'paper_variants', 'black_box_row', 'five_seed_records', 'seed_counts', 'verdict_set',
-           'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_anomalies']
+           'older_verdict_records', 'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence',
+           'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -419,9 +420,14 @@ def verdict_set(results  # the results folder (e.g. swaro_nb.core.results_dir())
     five = five_seed_records(results)
     g = by_variant(five)
     if any(va in g and vb in g for va, vb in VERDICT_PAIRS.values()): return five, True
+    return older_verdict_records(results), False
+
+def older_verdict_records(results  # the results folder
+                         ) -> list:  # the 200-epoch CIFAR-10 records from before the five-seed set (no per-image data)
+    "The older 200-epoch records: the verdicts' set until the five-seed set holds both sides of a comparison."
     old = load_results(Path(results) / 'eval', kind='eval') if (Path(results) / 'eval').is_dir() else []
     return [r for r in old if r.get('dataset') == 'cifar10' and r.get('epochs') == 200
-            and '-c10-200-s' in r.get('run', '')], False
+            and '-c10-200-s' in r.get('run', '')]
 
 def verdict_columns(records: list) -> list:
     ("The columns of Tables 1 and 3, then every AutoAttack column (`aa_*`, the reference's `ref_aa_*`), "
@@ -469,11 +475,15 @@ def verdict_table(comparisons: dict  # from `verdict_comparisons`
             row[f'{name}: Welch p'] = r['welch_p']
     return pd.DataFrame(list(rows.values()), columns=['column', *variants, *diffs])
 
-def mechanism_sentence(comparisons: dict  # from `verdict_comparisons`
+def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
+                       older: dict | None = None,  # the older records' comparisons, for random targets
                       ) -> str:
     "One sentence on what the random-target comparison says about the paper's mechanism (the cluster assignments)."
     df = comparisons.get('random targets − SwARo')
     what = "random targets (every image its own cluster, so β = −1 for every permuted pair)"
+    if (df is None or not len(df)) and older and len(older.get('random targets − SwARo', ())):
+        return ("Random targets are not yet in this set of records. In the older 200-epoch records: "
+                + mechanism_sentence(older))
     if df is None or not len(df): return f"No record of {what}: whether SwARo's clusters matter is not measured."
     got = dict(zip(df['column'], df['verdict']))
     res = {c: v for c, v in got.items() if v in VERDICTS[:3]}
