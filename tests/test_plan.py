@@ -789,19 +789,26 @@ def test_poll_brings_what_is_finished_before_done(tmp_path):
     (p / 'weights').mkdir(); (p / 'weights' / 'runZ.weights.pt.0').write_bytes(b'w' * 100)   # never in the partial tar
     (p / 'f16' / 'runA').mkdir(parents=True); (p / 'f16' / 'runA' / 'weights.pt').write_bytes(b'w')
     (p / 'side' / 'runs' / 'runB').mkdir(parents=True); (p / 'side' / 'runs' / 'runB' / 'weights.pt').write_bytes(b'w')
+    shutil.rmtree(p / 'records'); runs = tmp_path / 'runs'   # before DONE the pack's records/ is not made yet: poll.sh makes it
+    (runs / 'runA').mkdir(parents=True); (runs / 'runT').mkdir()   # runT still trains: no run.json yet
+    for f in ('config.json', 'run.json', 'metrics.jsonl'): (runs / 'runA' / f).write_text('{"x": 1}')
+    (runs / 'runA' / 'checkpoint.pt').write_bytes(b'c'); (runs / 'runT' / 'config.json').write_text('{}')
     out = tmp_path / 'out'
-    env = dict(os.environ, S=str(p), RUNS=str(tmp_path / 'none'), OUT=str(out), WAIT='0', LOG=str(tmp_path / 'log'))
+    env = dict(os.environ, S=str(p), RUNS=str(runs), OUT=str(out), WAIT='0', LOG=str(tmp_path / 'log'))
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=env, capture_output=True, text=True)
     assert r.returncode == 0 and 'not done yet' in r.stdout and 'partial: 1 record(s) so far' in r.stdout, r.stdout + r.stderr
-    with tarfile.open(out / 'partial.tar') as t: names = t.getnames()
+    with tarfile.open(out / 'partial.tar') as t: names, files = t.getnames(), [m.name for m in t.getmembers() if m.isfile()]
     assert 'eval/fp32/runA-eval.json' in names and 'eval/fp32/runA-eval-heads.pt' in names and 'eval/fp32/runB-eval.parts/le.json' in names
-    assert not [n for n in names if n.startswith(('weights', 'f16', 'side/runs')) or n.endswith('weights.pt')]
+    assert not [n for n in names if n.startswith(('weights', 'f16', 'side/runs')) or n.endswith(('weights.pt', 'checkpoint.pt'))]
+    assert sorted(n for n in files if n.startswith('records/')) == [
+        'records/runA/config.json', 'records/runA/metrics.jsonl', 'records/runA/run.json']
     co = tmp_path / 'co'; co.mkdir()
     r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(out / 'partial.tar'), '--logs', 'part',
                         '--commit', 'abc1234'], cwd=co, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads((co / 'results/eval/five-seed/runA-eval.json').read_text()) == rec
     assert (co / 'results/eval/parts/runB-eval.parts/le.json').is_file()
+    assert json.loads((co / 'results/runs/runA/run.json').read_text()) == {'x': 1}
     assert not [f for f in os.listdir(out) if '.weights.pt.' in f]   # runZ's export is not announced in the events log
     (p / 'weights' / 'runB.weights.pt.0').write_bytes(b'v' * 10)   # a run still being cut: its line is not in the log yet
     shutil.copy(w / 'runA.weights.pt.0', p / 'weights'); shutil.copy(w / 'runA.weights.pt.1', p / 'weights')

@@ -32,6 +32,8 @@ if [ -f $S/DONE ]; then
   [ -d $S/comp/components ] && cp -r $S/comp/components "$OUT"/
   pieces; ls -la "$OUT"; echo "DONE"
 else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null
+  for d in $R/*/; do [ -f $d/run.json ] || continue   # a run that has trained: its records, as the pack will hold them
+    mkdir -p $S/records/$(basename $d) && cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$(basename $d)/ 2>/dev/null; done
   [ -d $S/eval ] && tar -cf "$OUT"/partial.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' \
     --exclude='side/runs' --exclude='pack.tar' --exclude='weights' --exclude='f16' --exclude='aff-partial.pt' --exclude='aff-head.pt' \
     --exclude='*-eval-aff.pt' -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null \
