@@ -762,7 +762,8 @@ def test_repro_session_evaluates_from_the_float16_weights_it_exports(tmp_path):
 
 
 def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
-    "poll.sh on a finished job: the pack and event log, then weights pieces in order while they fit WMAX_MB (a call brings 64 MiB at most)."
+    """poll.sh on a finished job: the pack and event log, then the weights pieces no earlier call copied, in order, while they
+    fit WMAX_MB (a call brings 64 MiB at most); WAGAIN=1 sends them all again, WFROM=k from the k-th by hand."""
     import os, subprocess
     S = tmp_path / 's'; (S / 'weights').mkdir(parents=True)
     (S / 'DONE').touch(); (S / 'events.log').write_text('all done\n'); (S / 'pack.tar').write_bytes(b'p' * 100_000)
@@ -773,13 +774,17 @@ def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
                            WAIT='1', LOG=str(tmp_path / 'none.log'), **env), capture_output=True, text=True, timeout=60)
         return r.stdout, sorted(f.name for f in out.iterdir())
     out, got = poll(tmp_path / 'o1', WMAX_MB='30')
-    assert got == ['a.weights.pt.0', 'a.weights.pt.1', 'events.log', 'pack.tar'] and 'WFROM=2 for the next' in out and out.strip().endswith('DONE')
-    out, got = poll(tmp_path / 'o2', WMAX_MB='30', WFROM='2')
-    assert got == ['b.weights.pt.0', 'b.weights.pt.1', 'events.log', 'pack.tar'] and 'WFROM' not in out
+    assert got == ['a.weights.pt.0', 'a.weights.pt.1', 'events.log', 'pack.tar'] and '2 left: call again' in out and out.strip().endswith('DONE')
+    out, got = poll(tmp_path / 'o2', WMAX_MB='30')
+    assert got == ['b.weights.pt.0', 'b.weights.pt.1', 'events.log', 'pack.tar'] and 'left' not in out
     for n, mb in (('c.weights.pt.0', 15), ('c.weights.pt.1', 9)): (S / 'weights' / n).write_bytes(b'w' * (mb << 20))
-    out, got = poll(tmp_path / 'o3')   # the default 60 MiB: two runs of the lease's three (72 MiB) in the first call
-    assert [g for g in got if 'weights' in g] == ['a.weights.pt.0', 'a.weights.pt.1', 'b.weights.pt.0', 'b.weights.pt.1'] and 'WFROM=4' in out
-    out, got = poll(tmp_path / 'o4', WMAX_MB='10')
+    out, got = poll(tmp_path / 'o3')   # a piece that appeared since: only it, not those already sent
+    assert [g for g in got if 'weights' in g] == ['c.weights.pt.0', 'c.weights.pt.1'] and 'left' not in out
+    out, got = poll(tmp_path / 'o4', WAGAIN='1')   # the default 60 MiB: two runs of the three (72 MiB) again
+    assert [g for g in got if 'weights' in g] == ['a.weights.pt.0', 'a.weights.pt.1', 'b.weights.pt.0', 'b.weights.pt.1'] and '2 left' in out
+    out, got = poll(tmp_path / 'o5', WFROM='4')
+    assert [g for g in got if 'weights' in g] == ['c.weights.pt.0', 'c.weights.pt.1']
+    out, got = poll(tmp_path / 'o6', WMAX_MB='10', WAGAIN='1')
     assert 'does not fit WMAX_MB 10' in out and not any('weights' in g for g in got)
 
 def test_poll_brings_what_is_finished_before_done(tmp_path):
@@ -790,6 +795,7 @@ def test_poll_brings_what_is_finished_before_done(tmp_path):
     (p / 'f16' / 'runA').mkdir(parents=True); (p / 'f16' / 'runA' / 'weights.pt').write_bytes(b'w')
     (p / 'side' / 'runs' / 'runB').mkdir(parents=True); (p / 'side' / 'runs' / 'runB' / 'weights.pt').write_bytes(b'w')
     shutil.rmtree(p / 'records'); runs = tmp_path / 'runs'   # before DONE the pack's records/ is not made yet: poll.sh makes it
+    ev_log = (p / 'events.log').read_text(); (p / 'events.log').write_text(ev_log.replace('01:20:00 +1300s all done\n', ''))
     (runs / 'runA').mkdir(parents=True); (runs / 'runT').mkdir()   # runT still trains: no run.json yet
     for f in ('config.json', 'run.json', 'metrics.jsonl'): (runs / 'runA' / f).write_text('{"x": 1}')
     (runs / 'runA' / 'checkpoint.pt').write_bytes(b'c'); (runs / 'runT' / 'config.json').write_text('{}')
@@ -814,28 +820,42 @@ def test_poll_brings_what_is_finished_before_done(tmp_path):
     shutil.copy(w / 'runA.weights.pt.0', p / 'weights'); shutil.copy(w / 'runA.weights.pt.1', p / 'weights')
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(env, OUT=str(tmp_path / 'out1')), capture_output=True, text=True)
     assert sorted(f for f in os.listdir(tmp_path / 'out1') if '.weights.pt.' in f) == ['runA.weights.pt.0', 'runA.weights.pt.1'], r.stdout
+    (runs / 'runA' / 'run.json').write_text('{"x": 2}'); (p / 'events.log').write_text(ev_log)   # the job packs now: hands off
+    subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(env, OUT=str(tmp_path / 'out1b')), capture_output=True, text=True)
+    assert json.loads((p / 'records/runA/run.json').read_text()) == {'x': 1}
     (p / 'DONE').touch(); (p / 'pack.tar').write_bytes(b'pack')   # once DONE: the pack, and no partial tar
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/poll.sh')], env=dict(env, OUT=str(tmp_path / 'out2')), capture_output=True, text=True)
     assert 'DONE' in r.stdout and (tmp_path / 'out2' / 'pack.tar').is_file() and not (tmp_path / 'out2' / 'partial.tar').exists()
 
 def test_resumed_pieces_are_not_priced_again(tmp_path, capsys):
-    "An evaluation resuming an earlier lease's pieces: heads fitted there cost nothing, a head attacked there is not attacked again."
+    """An evaluation resuming an earlier lease's pieces: heads fitted there cost nothing, a head attacked there is not attacked
+    again; only this evaluation's heads, only pieces of this card, never for AFF."""
     evs = [evrec(le_epochs=100, le_s=10.0)]; evs[0]['_file'] = 'x-eval.json'
     m = plan.EvalModel(evs, 'H100', sets=(plan._builtin_sets(), 'built-in'))
     whole = m.predict(dict(le_epochs=150, rle_epochs=5, n_test=1000), 7.0)
-    assert plan.resume_credit(whole, tmp_path / 'none') == (whole, [])
+    att = [k for k in whole if k.startswith('attacks_')]
+    assert whole['kinds'] == ['le', 'rle'] and plan.resume_credit(whole, tmp_path / 'none', 'H100') == (whole, [])
     f = tmp_path / 'a-eval.parts'; f.mkdir()
     (f / 'le-head.pt').write_bytes(b'h')
-    e, done = plan.resume_credit(whole, f)
-    assert done == ['le head fitted'] and e['le'] == 0 and e['total'] == pytest.approx(whole['total'] - whole['le'])
-    (f / 'rle-head.pt').write_bytes(b'h'); (f / 'le.json').write_text('{}')
-    e, done = plan.resume_credit(whole, f)
-    att = [k for k in whole if k.startswith('attacks_')]
-    assert done == ['le head fitted', 'rle head fitted', 'le attacked'] and e['rle'] == 0
+    e, done = plan.resume_credit(whole, f, 'H100')   # heads alone: no record names their card, so no credit
+    assert e == whole and done == ["nothing credited: pieces of no named card, not 'H100'"]
+    (f / 'le.json').write_text(json.dumps(dict(card=H100)))
+    assert plan.resume_credit(whole, f, 'H200')[0] == whole   # the card is part of a piece's fingerprint
+    e, done = plan.resume_credit(whole, f, 'H100')
+    assert done == ['le head fitted', 'le attacked'] and e['le'] == 0
     for k in att: assert e[k] == pytest.approx(whole[k] / 2)   # one of the two heads left to attack
+    (f / 'rle-head.pt').write_bytes(b'h')
+    e, done = plan.resume_credit(whole, f, 'H100')
+    assert done == ['le head fitted', 'rle head fitted', 'le attacked'] and e['rle'] == 0
     assert e['total'] == pytest.approx(7.0 + sum(whole[k] for k in att) / 2)
-    (f / 'rle.json').write_text('{}')
-    assert plan.resume_credit(whole, f)[0]['total'] == pytest.approx(7.0)   # only the start-up: every piece is there
+    rle_only = m.predict(dict(le=False, rle_epochs=5, n_test=1000), 7.0)   # le.json is not this evaluation's piece
+    e, done = plan.resume_credit(rle_only, f, 'H100')
+    assert done == ['rle head fitted'] and e['total'] == pytest.approx(rle_only['total'] - rle_only['rle'])
+    aff = m.predict(dict(le=False, rle_epochs=0, aff=True, aff_epochs=10, n_test=1000), 7.0)
+    (f / 'aff.json').write_text(json.dumps(dict(card=H100)))
+    assert plan.resume_credit(aff, f, 'H100') == (aff, [])   # an AFF evaluation takes no pieces from results/eval/parts
+    (f / 'aff.json').unlink(); (f / 'rle.json').write_text(json.dumps(dict(card=H100)))
+    assert plan.resume_credit(whole, f, 'H100')[0]['total'] == pytest.approx(7.0)   # only the start-up: every piece is there
     runs = [dict(name='a', method='swaro', epochs=200, trained=True, eval=dict(le_epochs=150, rle_epochs=5, n_test=1000))]
     (f / 'rle.json').unlink()
     rc, out, _, js = run_plan(tmp_path, capsys, runs, [], evs, '--parts', tmp_path)
@@ -852,7 +872,7 @@ def test_five_seed_mixed_x2_trains_one_and_ends_e1_beside(capsys):
     train = [r for r in spec['runs'] if not r.get('trained')]; done = [r['name'] for r in spec['runs'] if r.get('trained')]
     runs = [x.split(':') for x in v['RUNS'].split()]
     assert [(n, p, int(s)) for n, p, s, *_ in runs] == [(r['name'], r['preset'], r['seed']) for r in train]
-    assert v['SIDE'].split()[:3] == ['cd', '/root/swaro/evalcode', '&&'] and side['SIDE_GPU'] == '1' and side['PYTHONPATH'].endswith('/root/swaro/evalcode')
+    assert v['SIDE'].split()[:5] == ['cd', '/root/swaro/evalcode', '||', 'exit', '1'] and side['SIDE_GPU'] == '1' and side['PYTHONPATH'].endswith('/root/swaro/evalcode')
     assert [side['RESUME'], side['EVALUATE']] == done   # the run with pieces first, then the whole evaluation
     assert (ROOT / 'results/eval/parts' / f"{side['RESUME']}-eval.parts").is_dir()
     capsys.readouterr(); plan.main([str(path), '--gpus', '2', '--card', 'H200'])

@@ -433,19 +433,28 @@ class EvalModel:
             out[f'attacks_{key}'] = heads * (units * self.unit_s + apgd) / gpus   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
         out['eval_gpus'] = gpus; out['heads'] = heads
+        out['kinds'] = [k for k, on in (('le', ev['le']), ('rle', rle), ('classifier', ev.get('classifier')), ('aff', ev['aff'])) if on]
         return out
 
 
-def resume_credit(ev: dict, folder) -> tuple[dict, list]:
+def resume_credit(ev: dict, folder, card: str = '') -> tuple[dict, list]:
     """An evaluation that resumes the pieces an earlier lease left (`results/eval/parts/<run>-eval.parts`, repro_session.sh copies
     them in): a head fitted there (`<key>-head.pt`) is not fitted again, a head attacked there (`<key>.json`) not attacked again.
-    The planner cannot check their fingerprint (weights and settings): it takes them as the evaluation will, and says so."""
+    Only heads of this evaluation count, and only pieces whose records name this card (the card is part of a piece's
+    fingerprint; a folder without a record names none: no credit). An AFF evaluation takes no such pieces (its state comes
+    from AFF_DIR). The planner cannot check the rest of the fingerprint (weights, settings): it says what it credits."""
     folder = Path(folder) if folder else None
-    if folder is None or not folder.is_dir(): return ev, []
-    e, done = dict(ev), []
-    for key in ('le', 'rle', 'aff'):
-        if e.get(key) and (folder / f'{key}-head.pt').is_file(): e[key] = 0.0; done.append(f'{key} head fitted')
-    attacked = [k for k in ('le', 'rle', 'aff', 'classifier') if (folder / f'{k}.json').is_file()]
+    if folder is None or not folder.is_dir() or ev.get('aff'): return ev, []
+    cards = set()
+    for f in folder.glob('*.json'):
+        try: cards.add(str(json.loads(f.read_text()).get('card', '')))
+        except (json.JSONDecodeError, OSError, AttributeError): cards.add('')
+    if not cards or not all(card.lower() in c.lower() for c in cards):
+        return ev, [f"nothing credited: pieces of {', '.join(sorted(cards)) or 'no named card'}, not '{card}'"]
+    e, done, kinds = dict(ev), [], ev.get('kinds', [])
+    for key in ('le', 'rle'):
+        if key in kinds and (folder / f'{key}-head.pt').is_file(): e[key] = 0.0; done.append(f'{key} head fitted')
+    attacked = [k for k in kinds if (folder / f'{k}.json').is_file()]
     done += [f'{k} attacked' for k in attacked]
     frac = max(0, e['heads'] - len(attacked)) / e['heads']
     for k in [k for k in e if k.startswith('attacks_')]: e[k] *= frac
@@ -576,7 +585,7 @@ def price(runs, speeds: Speeds, evm: EvalModel | None, a) -> list:
             e_in['classifier'] = r['method'] in SUPERVISED
             ev = evm.predict(e_in, a.eval_startup_s)
             parts = getattr(a, 'parts', None)
-            ev, ev['resumes'] = resume_credit(ev, Path(parts) / f"{r['name']}-eval.parts" if parts else None)
+            ev, ev['resumes'] = resume_credit(ev, Path(parts) / f"{r['name']}-eval.parts" if parts else None, a.card)
         jobs.append(dict(run=r, speed=sp, startup_s=startup, train_s=r['epochs'] * sp['s'], eval=ev,
                          eval_s=ev['total'] if ev else 0.0))
     return jobs
