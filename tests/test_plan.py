@@ -880,3 +880,21 @@ def test_five_seed_mixed_x2_trains_one_and_ends_e1_beside(capsys):
     assert len(secs) == 2 and sum(secs) + 60 <= int(side['SIDE_END'])   # both evaluations inside the first side run's end
     for r in train: assert r['s_per_epoch']['H200'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
     assert int(v['DEADLINE']) <= 1560
+
+
+def test_mixed_plan_writes_the_committed_m1_and_the_next_leases(tmp_path, capsys):
+    "tools/gpu/mixed_plan.py: M1's arguments give the committed five-seed-mixed-x2.json; M2 resumes nothing and fits; bad names refused."
+    _s = importlib.util.spec_from_file_location('mixed_plan', ROOT / 'tools/gpu/mixed_plan.py')
+    mp = importlib.util.module_from_spec(_s); _s.loader.exec_module(mp)
+    m1 = mp.mixed_plan('c10-200-rocl-s1', ['c10-200-swaro-s1', 'c10-200-rand-s0'], ['c10-200-swaro-s0'])
+    assert m1 == json.loads((ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json').read_text())
+    out = tmp_path / 'm2.json'
+    assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--extras', 'c10-200-rocl-s0', '--out', str(out)]) == 0
+    spec = json.loads(out.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])
+    assert v['RUNS'] == 'c10-200-rand-s1:c10-200:1:--swaro-targets,random' and 'RESUME' not in side and side['EVALUATE'] == 'c10-200-rocl-s1'
+    assert side['EXTRAS'] == 'c10-200-rocl-s0' and "SWARO_COMMIT=$(cat PINNED_COMMIT)" in v['SIDE']   # evaluated by the side job's shell
+    assert [r['name'] for r in spec['runs']] == ['c10-200-rand-s1', 'c10-200-rocl-s1'] and spec['runs'][1]['trained']
+    capsys.readouterr()
+    assert mp.main(['--train', 'c10-200-x-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
+    assert 'not a run of the five-seed set' in capsys.readouterr().err
+    assert mp.main(['--train', 'c10-200-rocl-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
