@@ -413,7 +413,8 @@ class EvalModel:
         n = ev['n_test'] or N_TEST
         rle = bool(ev['rle_epochs'])
         if rle and self.rle_s is None: raise PlanError("the plan asks for rLE but no evaluation record times it")
-        heads = int(bool(ev['le'])) + rle + int(bool(ev.get('classifier'))) + int(bool(ev['aff']))   # a run's own classifier too
+        kinds = [k for k, on in (('le', ev['le']), ('rle', rle), ('classifier', ev.get('classifier')), ('aff', ev['aff'])) if on]
+        heads = len(kinds)   # the heads attacked: a run's own classifier too
         if not heads: raise PlanError("an evaluation with neither LE nor rLE (le false, rle_epochs 0) evaluates nothing")
         out = dict(startup=eval_startup_s, le=self.le_a + self.le_b * ev['le_epochs'] * scale if ev['le'] else 0.0,
                    rle=self.rle_s * ev['rle_epochs'] * scale if rle else 0.0,
@@ -432,8 +433,7 @@ class EvalModel:
             apgd = u['apgd'] * (per_step + self.apgd_fit[1] * n * rf) if self.apgd_fit else n * rf * u['apgd'] * self.unit_s
             out[f'attacks_{key}'] = heads * (units * self.unit_s + apgd) / gpus   # GPU-seconds over the GPUs
         out['total'] = sum(out.values())
-        out['eval_gpus'] = gpus; out['heads'] = heads
-        out['kinds'] = [k for k, on in (('le', ev['le']), ('rle', rle), ('classifier', ev.get('classifier')), ('aff', ev['aff'])) if on]
+        out['eval_gpus'] = gpus; out['heads'] = heads; out['kinds'] = kinds
         return out
 
 

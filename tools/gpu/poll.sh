@@ -38,14 +38,10 @@ if [ -f $S/DONE ]; then
   [ -d $S/comp/components ] && cp -r $S/comp/components "$OUT"/
   pieces; ls -la "$OUT"; echo "DONE"
 else echo "not done yet ($(( $(date +%s) - t0 )) s waited)"; tail -3 "$LOG" 2>/dev/null
-  # a run that has trained: its records, as the pack will hold them; never while the job packs (pack() reads them then) and
-  # never over a file that is already the same (each written under a temporary name, then renamed)
-  grep -qs ' all done$' $S/events.log || for d in $R/*/; do [ -f $d/run.json ] || continue; mkdir -p $S/records/$(basename $d)
-    for f in config.json metrics.jsonl run.json curves.png; do t=$S/records/$(basename $d)/$f; [ -f $d/$f ] || continue
-      cmp -s $d/$f $t || { cp $d/$f $t.tmp && mv $t.tmp $t; }; done; done
-  [ -d $S/eval ] && tar -cf "$OUT"/partial.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' \
-    --exclude='side/runs' --exclude='pack.tar' --exclude='weights' --exclude='f16' --exclude='aff-partial.pt' --exclude='aff-head.pt' \
-    --exclude='*-eval-aff.pt' -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null \
+  # the runs that have trained: their records, as the pack will hold them, never while the job packs (pack() reads them then)
+  source "$(dirname "$0")/pack_files.sh"
+  grep -qs ' all done$' $S/events.log || copy_records $R $S/records trained
+  [ -d $S/eval ] && pack_tar "$OUT"/partial.tar $S 2>/dev/null \
     && echo "partial: $(tar -tf "$OUT"/partial.tar | grep -c 'eval.json$') record(s) so far in partial.tar"
   pieces
 fi

@@ -57,9 +57,9 @@ else export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=1; PY=${PYTHON:-.v
 T0=$(date +%s); DL=${DEADLINE:-1500}; RES=${EVAL_RESERVE:-420}; E=${EPOCHS:-200}
 left() { echo $(( DL - ($(date +%s) - T0) )); }
 log() { echo "$(date -u +%T) +$(( $(date +%s) - T0 ))s $*" | tee -a $S/events.log; }
+source tools/gpu/pack_files.sh   # copy_records, pack_tar: what the pack holds (poll.sh's partial.tar too)
 pack() {
-  for d in $R/*/; do [ -d "$d" ] || continue; n=$(basename $d); mkdir -p $S/records/$n
-    cp $d/{config.json,metrics.jsonl,run.json,curves.png} $S/records/$n/ 2>/dev/null; done
+  copy_records $R $S/records
   # no checkpoints or weights (they come back in pieces, WEIGHTS=1); an evaluation's fitted heads (eval/*/<run>-eval-heads.pt, and
   # eval/*/<run>-eval.parts/*-head.pt of one the deadline stopped, so that a later call can resume it; a few kB each) do come back
   # AFF's fine-tuned network (eval/*/<run>-eval-aff.pt, float16, ~22 MB), and in the pieces folder of an evaluation its
@@ -72,9 +72,7 @@ pack() {
     mkdir -p $S/weights; rm -f $S/weights/$n.weights.pt.*; split -b 15M -d -a 2 $f $S/weights/$n.weights.pt. \
       && log "$n: $what in $(ls $S/weights/$n.weights.pt.* | wc -l) piece(s), sha256 $(sha256sum $f | cut -d' ' -f1), $(stat -c %s $f) bytes"
   done
-  tar -cf $S/pack.tar --exclude='checkpoint.pt' --exclude='weights.pt' --exclude='*.pt.*' --exclude='side/runs' --exclude='pack.tar' --exclude='weights' --exclude='f16' \
-    --exclude='aff-partial.pt' --exclude='aff-head.pt' --exclude='*-eval-aff.pt' \
-    -C $S events.log eval logs $( [ -d $S/records ] && echo records) $( [ -d $S/side ] && echo side) 2>/dev/null; touch $S/DONE; log "packed"
+  pack_tar $S/pack.tar $S 2>/dev/null; touch $S/DONE; log "packed"
 }
 trap pack EXIT
 EV=(${EVAL:---le-epochs 150 --no-rle --n-test 2000 --table3 --rocl-protocol --autoattack})
