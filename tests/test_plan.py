@@ -577,7 +577,7 @@ def test_pinned_copies_one_commit_its_data_and_the_reference(tmp_path):
 
 
 def _fake_pack(root, commit='abc1234'):
-    "A repro_session.sh pack as a five-seed lease leaves it: one run evaluated, its weights in two pieces, one run cut, an extras record."
+    "A repro_session.sh pack as a five-seed lease leaves it: one run evaluated, its weights in two pieces, one run cut, extras records."
     import hashlib, os
     from swaro_nb.core import pack_bits, pack_codes
     import torch
@@ -596,9 +596,10 @@ def _fake_pack(root, commit='abc1234'):
                seconds=dict(total=300.0), flags=[])
     (ev / 'runA-eval.json').write_text(json.dumps(rec)); (ev / 'runA-eval-heads.pt').write_bytes(b'heads')
     (ev / 'runB-eval.parts').mkdir(); (ev / 'runB-eval.parts' / 'le.json').write_text('{}')
-    (p / 'side' / 'extras').mkdir(parents=True)
-    (p / 'side' / 'extras' / 'runA-ref-extras.json').write_text(json.dumps(dict(kind='ref-extras', run='runA', ref_check={
-        'l2_05': dict(column=60.0, reference=59.5, gap=0.5, n=4)})))
+    for col, ref in (('l2_05', 59.5), ('l1_12', 30.0)):   # each column in its own folder, as a lease with little time left runs them
+        (p / 'side' / f'extras-{col}').mkdir(parents=True)
+        (p / 'side' / f'extras-{col}' / 'runA-ref-extras.json').write_text(json.dumps(dict(kind='ref-extras', run='runA', commit=commit, ref_check={
+            col: dict(column=60.0, reference=ref, gap=60.0 - ref, n=4)})))
     plan_f = root / 'plan.json'
     plan_f.write_text(json.dumps({'defaults': {'eval': {'eval_gpus': 1.333}}, 'runs': [{'name': 'runA'}, {'name': 'runC', 'eval': None}]}))
     return p, w, sha, rec, plan_f
@@ -615,7 +616,9 @@ def test_land_five_seed_copies_checks_and_stages(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     res = co / 'results'
     assert json.loads((res / 'eval/five-seed/runA-eval.json').read_text()) == rec
-    assert (res / 'eval/five-seed/runA-ref-extras.json').is_file() and (res / 'runs/runA/run.json').is_file()
+    assert (res / 'runs/runA/run.json').is_file()
+    for col, ref in (('l2_05', 59.5), ('l1_12', 30.0)):   # named by their columns: neither overwrites the other
+        assert json.loads((res / f'eval/five-seed/runA-ref-extras-{col}.json').read_text())['ref_check'][col]['reference'] == ref
     assert (res / 'eval/parts/runB-eval.parts/le.json').is_file() and 'runB: evaluation cut by its deadline' in r.stdout
     assert (res / 'logs/2026-11-28-a-h200x4/train_runA.log').is_file() and 'runA' in (res / 'logs/2026-11-28-a-h200x4/note.txt').read_text()
     man = json.loads((res / 'weights-five-seed.json').read_text())['runs']['runA']
@@ -642,6 +645,21 @@ def test_land_five_seed_copies_checks_and_stages(tmp_path):
     r = land('land', p, '--logs', 'z')
     assert r.returncode == 2 and 'no per_image data' in r.stderr
 
+
+def test_land_refuses_extras_of_another_commit_or_twice(tmp_path):
+    "A ref_extras.py record of another commit than the pinned one, or two of one run and columns: land copies nothing."
+    import subprocess, sys
+    co = tmp_path / 'co'; co.mkdir()
+    p, *_ = _fake_pack(tmp_path)
+    land = lambda: subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(p), '--logs', 'x',
+                                   '--commit', 'abc1234'], cwd=co, capture_output=True, text=True)
+    f = p / 'side/extras-l1_12/runA-ref-extras.json'; good = f.read_text()
+    f.write_text(good.replace('abc1234', 'fff0000'))
+    r = land()
+    assert r.returncode == 2 and 'commit fff0000 is not the pinned abc1234' in r.stderr and not (co / 'results').exists(), r.stderr
+    f.write_text(good); (p / 'side/extras').mkdir(); (p / 'side/extras/runA-ref-extras.json').write_text(good)
+    r = land()
+    assert r.returncode == 2 and 'two ref_extras.py records of runA-ref-extras-l1_12.json' in r.stderr and not (co / 'results').exists()
 
 def test_aff_state_lands_and_stages_back(tmp_path):
     """An AFF lease: its record lands in results/eval/aff/ (beside the run's LE/rLE record), its network and the state its
@@ -814,6 +832,7 @@ def test_poll_brings_what_is_finished_before_done(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads((co / 'results/eval/five-seed/runA-eval.json').read_text()) == rec
     assert (co / 'results/eval/parts/runB-eval.parts/le.json').is_file()
+    assert (co / 'results/eval/five-seed/runA-ref-extras-l1_12.json').is_file()   # the extras finished so far come too
     assert json.loads((co / 'results/runs/runA/run.json').read_text()) == {'x': 1}
     assert not [f for f in os.listdir(out) if '.weights.pt.' in f]   # runZ's export is not announced in the events log
     (p / 'weights' / 'runB.weights.pt.0').write_bytes(b'v' * 10)   # a run still being cut: its line is not in the log yet

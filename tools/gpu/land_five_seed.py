@@ -10,7 +10,9 @@ PACK.d/). It copies, printing each step:
   records/<run>/{config.json,metrics.jsonl,run.json,curves.png}  -> results/runs/<run>/            (training records)
   eval/fp32/<run>-eval.json, side/eval/fp32/<run>-eval.json     -> results/eval/five-seed/          (evaluation records;
                                                                    results/eval/aff/ for an AFF evaluation, swaro_eval --aff)
-  side/extras/<run>-ref-extras.json                             -> results/eval/five-seed/          (ref_extras.py records)
+  side/extras*/<run>-ref-extras.json                            -> results/eval/five-seed/<run>-ref-extras-<columns>.json
+                                                                   (ref_extras.py records, named by the columns they check:
+                                                                   a lease may run each column in its own folder)
   eval/fp32/<run>-eval.parts/ (an evaluation its deadline cut)   -> results/eval/parts/             (resumed by a later lease)
   events.log, logs/*, side/events.log, side/logs/* (side-*)     -> results/logs/<--logs>/          (with a note.txt summary)
 and checks that every evaluation record holds per_image and ref_check and that all name one commit (--commit, e.g. the
@@ -111,6 +113,14 @@ def check_record(rec: dict, f: Path, commit: str | None) -> str:
             f"clean {m.get('clean')}, {gaps}, {len(rec.get('flags') or [])} flag(s), {rec['seconds']['total']:.0f} s")
 
 
+def extras_name(rec: dict, f: Path, commit: str | None) -> str:
+    "Where a ref_extras.py record lands: <run>-ref-extras-<its columns>.json; LandError when it is none or names another commit."
+    if rec.get('kind') != 'ref-extras' or not rec.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
+    if commit and not str(rec.get('commit', '')).startswith(commit[:7]) and not commit.startswith(str(rec.get('commit', ''))):
+        raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (the extras run the evaluation's code)")
+    return f"{rec['run']}-ref-extras-{'-'.join(rec['ref_check'])}.json"
+
+
 def land(a) -> int:
     root = Path(a.root).resolve()
     p = unpacked(Path(a.pack))
@@ -121,21 +131,23 @@ def land(a) -> int:
     evals = sorted((p / 'eval' / 'fp32').glob('*-eval.json')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.json'))
     for f in evals:   # every record checked before anything is copied
         lines.append(check_record(json.loads(f.read_text()), f, a.commit))
-    extras = sorted((p / 'side' / 'extras').glob('*-ref-extras.json'))
+    extras = {f: extras_name(json.loads(f.read_text()), f, a.commit) for f in sorted(p.glob('side/extras*/*-ref-extras.json'))}
     aff_dir = root / 'results' / 'eval' / 'aff'   # AFF's evaluations (swaro_eval --aff): beside, not over, the run's LE/rLE record
-    dest = {f: aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir for f in evals + extras}
-    clash = [f.name for f in evals + extras if (dest[f] / f.name).is_file() and (dest[f] / f.name).read_bytes() != f.read_bytes()]
+    dest = {f: (aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir) / f.name for f in evals}
+    dest |= {f: ev_dir / name for f, name in extras.items()}
+    twice = sorted({n for n in extras.values() if list(extras.values()).count(n) > 1})
+    if twice: raise LandError(f"the pack holds two ref_extras.py records of {', '.join(twice)} (nothing was copied)")
+    clash = [d.name for f, d in dest.items() if d.is_file() and d.read_bytes() != f.read_bytes()]
     if clash and not a.replace:
         raise LandError(f"results/eval/ already holds another {', '.join(clash)}: --replace to overwrite (nothing was copied)")
     for d in sorted((p / 'records').glob('*/')):   # the side job's records/ are copies of earlier runs' (preloaded): not landed
         for f in REC_FILES:
             if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
-    for f in evals: _copy(f, dest[f] / f.name, done, root)
+    for f in evals: _copy(f, dest[f], done, root)
     for f in extras:
         r = json.loads(f.read_text())
-        if r.get('kind') != 'ref-extras' or not r.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
         lines.append(f"{r['run']} (extras): " + ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in r['ref_check'].items()))
-        _copy(f, ev_dir / f.name, done, root)
+        _copy(f, dest[f], done, root)
     for d in sorted((p / 'eval' / 'fp32').glob('*-eval.parts')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.parts')):
         for f in sorted(d.iterdir()):   # merged file by file: pieces of other evaluations of the run (another fingerprint) stay
             _copy(f, root / 'results' / 'eval' / 'parts' / d.name / f.name, done, root)
@@ -180,7 +192,7 @@ def land(a) -> int:
         for r in spec['runs']:
             if r.get('eval', dflt) is None: continue
             e = {**dflt, **(r.get('eval') or {})}
-            if any(f.name == f"{r['name']}-eval.json" and dest[f] == ev_dir for f in evals): lay['runs'][r['name']] = dict(eval_gpus=e.get('eval_gpus', 1), plan=str(a.plan))
+            if any(f.name == f"{r['name']}-eval.json" and dest[f].parent == ev_dir for f in evals): lay['runs'][r['name']] = dict(eval_gpus=e.get('eval_gpus', 1), plan=str(a.plan))
         ev_dir.mkdir(parents=True, exist_ok=True); lay_f.write_text(json.dumps(lay, indent=1) + '\n'); done.append(str(lay_f.relative_to(root)))
     note = [f"five-seed lease landed from {p} by tools/gpu/land_five_seed.py", *lines,
             *[f"{r}: weights (float16) {n} piece(s), sha256 {s}" for r, (n, s, _) in sorted(wl.items())],
