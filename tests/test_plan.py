@@ -882,38 +882,47 @@ def test_resumed_pieces_are_not_priced_again(tmp_path, capsys):
     rc, out, _, js = run_plan(tmp_path, capsys, runs, [], evs, '--parts', '')   # '' prices it whole
     assert js['runs'][0]['eval_s']['total'] == pytest.approx(whole['total'] - 7.0) and 'resumes' not in out
 
-def test_five_seed_mixed_x2_trains_one_and_ends_e1_beside(capsys):
-    "The x2 lease: GPU 0 trains a T2 run with the train pin; the side job on GPU 1 (the eval pin) ends E1 within its own end."
+def test_five_seed_mixed_x2_trains_one_and_runs_the_extras_beside(capsys):
+    "The x2 lease: GPU 0 trains a T2 run with the train pin; the side job on GPU 1 (the eval pin) runs the seed-0 extras, a column a call."
     path = ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json'
     assert plan.main([str(path), '--gpus', '2', '--card', 'H200', '--json', '/dev/null']) == 0
     spec = json.loads(path.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])
     assert spec['launch'] in spec['note'] and len(spec['launch']) < 2000 and v['EVAL'] == 'none' and v['WEIGHTS'] == '1' and v['GPUS'] == '0'
-    train = [r for r in spec['runs'] if not r.get('trained')]; done = [r['name'] for r in spec['runs'] if r.get('trained')]
+    train = [r for r in spec['runs'] if not r.get('trained')]
     runs = [x.split(':') for x in v['RUNS'].split()]
     assert [(n, p, int(s)) for n, p, s, *_ in runs] == [(r['name'], r['preset'], r['seed']) for r in train]
     assert v['SIDE'].split()[:5] == ['cd', '/root/swaro/evalcode', '||', 'exit', '1'] and side['SIDE_GPU'] == '1' and side['PYTHONPATH'].endswith('/root/swaro/evalcode')
-    assert [side['RESUME'], side['EVALUATE']] == done   # the run with pieces first, then the whole evaluation
-    assert (ROOT / 'results/eval/parts' / f"{side['RESUME']}-eval.parts").is_dir()
-    capsys.readouterr(); plan.main([str(path), '--gpus', '2', '--card', 'H200'])
-    secs = [float(x) for x in re.findall(r'^  c10-200-[a-z]+-s\d: (\d+) s = ', capsys.readouterr().out, re.M)]
-    assert len(secs) == 2 and sum(secs) + 60 <= int(side['SIDE_END'])   # both evaluations inside the first side run's end
+    assert 'five-seed-side.sh' not in v['SIDE'] and 'RESUME' not in side   # nothing left to evaluate: the extras alone
+    for n in ('c10-200-swaro-s0', 'c10-200-rocl-s0', 'c10-200-rand-s0'): assert f' {n}' in v['SIDE'].split('; do')[0]
+    assert 'timeout $(( 1420 - $(date +%s) + t0 ))' in v['SIDE'] and '--out $S/side/extras-$c --columns $c' in v['SIDE']
     for r in train: assert r['s_per_epoch']['H200'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
     assert int(v['DEADLINE']) <= 1560
 
 
-def test_mixed_plan_writes_the_committed_m1_and_the_next_leases(tmp_path, capsys):
-    "tools/gpu/mixed_plan.py: M1's arguments give the committed five-seed-mixed-x2.json; M2 resumes nothing and fits; bad names refused."
+def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, capsys):
+    """tools/gpu/mixed_plan.py: the arguments of the committed x2 and one-H200 plans give those files; M2 evaluates one run and
+    fits; bad names, and an evaluation on one GPU, refused."""
     _s = importlib.util.spec_from_file_location('mixed_plan', ROOT / 'tools/gpu/mixed_plan.py')
     mp = importlib.util.module_from_spec(_s); _s.loader.exec_module(mp)
-    m1 = mp.mixed_plan('c10-200-rocl-s1', ['c10-200-swaro-s1', 'c10-200-rand-s0'], ['c10-200-swaro-s0'])
-    assert m1 == json.loads((ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json').read_text())
+    seed0 = ['c10-200-swaro-s0', 'c10-200-rocl-s0', 'c10-200-rand-s0']
+    assert mp.mixed_plan('c10-200-rocl-s1', [], seed0) == json.loads((ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json').read_text())
+    one = mp.mixed_plan('c10-200-rocl-s1', [], ['c10-200-swaro-s0'], gpus=1)
+    assert one == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rocl-s1-h200.json').read_text())
+    v = _launch_vars(one['launch'])
+    assert 'SIDE' not in v and v['GPUS'] == '0' and v['EVAL'] == 'none' and v['WEIGHTS'] == '1' and int(v['DEADLINE']) <= 1480
+    assert v['AFTER'].split()[:5] == ['cd', '/root/swaro/evalcode', '||', 'exit', '1'] and 'SWARO_COMMIT=$(cat PINNED_COMMIT)' in v['AFTER']
+    assert 'CUDA_VISIBLE_DEVICES=0 $P tools/gpu/ref_extras.py' in v['AFTER'] and 'timeout' not in v['AFTER']   # AFTER's own bound
+    assert '[ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue' in one['launch']   # a column landed: not again
+    assert plan.main([str(ROOT / 'tools/gpu/plans/five-seed-t-rocl-s1-h200.json'), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 0
     out = tmp_path / 'm2.json'
-    assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--extras', 'c10-200-rocl-s0', '--out', str(out)]) == 0
+    assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 0
     spec = json.loads(out.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])
     assert v['RUNS'] == 'c10-200-rand-s1:c10-200:1:--swaro-targets,random' and 'RESUME' not in side and side['EVALUATE'] == 'c10-200-rocl-s1'
-    assert side['EXTRAS'] == 'c10-200-rocl-s0' and "SWARO_COMMIT=$(cat PINNED_COMMIT)" in v['SIDE']   # evaluated by the side job's shell
+    assert "SWARO_COMMIT=$(cat PINNED_COMMIT)" in v['SIDE'] and 'ref_extras.py' not in v['SIDE']   # evaluated by the side job's shell
     assert [r['name'] for r in spec['runs']] == ['c10-200-rand-s1', 'c10-200-rocl-s1'] and spec['runs'][1]['trained']
     capsys.readouterr()
     assert mp.main(['--train', 'c10-200-x-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
     assert 'not a run of the five-seed set' in capsys.readouterr().err
     assert mp.main(['--train', 'c10-200-rocl-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
+    assert mp.main(['--gpus', '1', '--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
+    assert 'no evaluation fits after it' in capsys.readouterr().err

@@ -2,10 +2,14 @@
 """Write the plan of a mixed five-seed lease on nvidia-h200-x2 (tools/gpu/plans/five-seed.md, "With one or two GPUs"):
 GPU 0 trains one run of the set with the train pin (EVAL=none, WEIGHTS=1); a side job on GPU 1 with the eval pin finishes
 the evaluations an earlier lease cut (their pieces in results/eval/parts/), evaluates runs trained earlier, then runs the
-seed-0 reference extras in what is left of the lease. The plan is checked with tools/gpu/plan.py.
+seed-0 reference extras in what is left of the lease. With --gpus 1 (one H200) the lease trains its run, and the extras
+run after it on the same GPU (repro_session.sh AFTER, with the eval pin). The extras run each column of each run by
+itself (l1_12, then l2_05), into $S/side/extras-<column>/, so that a cut loses one column only. The plan is checked with
+tools/gpu/plan.py.
 
   python tools/gpu/mixed_plan.py --train c10-200-rand-s1 --evaluate c10-200-rocl-s1 --extras c10-200-rocl-s0 \\
       --out tools/gpu/plans/five-seed-m2-x2.json
+  python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s1 --extras c10-200-swaro-s0 --out tools/gpu/plans/five-seed-t-rocl-s1-h200.json
 
 Run names are the set's: c10-200-{swaro,rocl,rand}-s<seed>. Exit 1 when the planner refuses the plan, 2 on bad arguments.
 """
@@ -16,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ROOT / 'results' / 'eval' / 'parts'
 DEADLINE, SIDE_END = 1500, 1420   # the training's deadline; the side job's end (repro_session.sh kills its shell at DEADLINE - 60)
+ONE_GPU_DEADLINE = 1480   # one H200: a lease of 1,800 s less the staging calls (about 60 s), the launch, the polls and the pack
 # each method of the set as its leases train it (five-seed-lease1.json); s_per_epoch: the speeds those plans priced
 KINDS = {'swaro': dict(preset='c10-200', method='swaro', loss_form='paper', train_flags='', s_per_epoch={'H200': 4.86, 'H100': 5.44}),
          'rocl': dict(preset='c10-200-rocl', method='rocl', loss_form='rocl-code', train_flags='--rocl-term-forward shared',
@@ -31,12 +36,30 @@ def parse_run(name: str) -> dict:
     return dict(name=name, seed=int(m[2]), **KINDS[m[1]])
 
 
-def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS) -> dict:
+EXTRAS_COLUMNS = ('l1_12', 'l2_05')   # the seed-0 reference extras, the cheaper column first
+
+
+def extras_cmd(extras: list, gpu: int, limit: str = '') -> str:
+    ("Shell (run in the eval pin's folder, S set) for the seed-0 reference extras: each run's folder from its staged float16 "
+     "weights, checked, then ref_extras.py once a column that the pinned results/ has no record of, each under "
+     "`timeout $(( limit ))` when limit is given.")
+    lim = f'timeout $(( {limit} )) ' if limit else ''
+    return ("P=${PYTHON:-python3}; X=$([ -n \"${SMOKE:-}\" ] && echo --smoke --autoattack-n 8); "   # SMOKE: a CPU dry run
+            f"R=$S/side/runs; mkdir -p $S/side/logs; for n in {' '.join(extras)}; do mkdir -p $R/$n && cp results/runs/$n/{{config.json,"
+            "run.json,metrics.jsonl} $R/$n/ && cp /root/swaro/weights/$n.pt $R/$n/weights.pt && $P tools/gpu/check_weights.py $n "
+            f"$R/$n/weights.pt || continue; for c in {' '.join(EXTRAS_COLUMNS)}; do [ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue; "
+            f"CUDA_VISIBLE_DEVICES={gpu} {lim}$P "
+            "tools/gpu/ref_extras.py $n --runs $R --heads /root/swaro/weights --records results/eval/five-seed --out $S/side/extras-$c "
+            "--columns $c --shards 4 $X > $S/side/logs/extras-$n-$c.log 2>&1; done; done")
+
+
+def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int = 2) -> dict:
     "The plan: the training run, the runs evaluated (those with pieces first: they resume), the extras, launch and note."
     t = parse_run(train)
     runs = [parse_run(n) for n in evaluate]
     for n in extras: parse_run(n)
     if train in evaluate: raise ValueError(f"{train} is trained in this lease: it cannot be evaluated in it too")
+    if gpus == 1: return one_gpu_plan(t, runs, extras)
     resume = [r['name'] for r in runs if (Path(parts) / f"{r['name']}-eval.parts").is_dir()]
     fresh = [r['name'] for r in runs if r['name'] not in resume]
     ev = json.loads((ROOT / 'tools/gpu/plans/five-seed-eval-lease1-rest.json').read_text())['defaults']['eval']
@@ -44,9 +67,8 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS) -> dict:
     side = ("cd /root/swaro/evalcode || exit 1; export SWARO_COMMIT=$(cat PINNED_COMMIT) PYTHONPATH=/tmp/site:/root/swaro/evalcode "
             "SIDE_GPU=1; t0=$(date +%s); "
             + (f'RESUME="{" ".join(resume)}" ' if resume else '') + (f'EVALUATE="{" ".join(fresh)}" ' if fresh else '')
-            + f"SIDE_END={SIDE_END} bash tools/gpu/plans/five-seed-side.sh"
-            + (f'; EXTRAS="{" ".join(extras)}" SIDE_END=$(( {SIDE_END} - $(date +%s) + t0 )) bash tools/gpu/plans/five-seed-side.sh'
-               if extras else ''))
+            + (f"SIDE_END={SIDE_END} bash tools/gpu/plans/five-seed-side.sh; " if runs else '')
+            + (extras_cmd(extras, 1, f"{SIDE_END} - $(date +%s) + t0") if extras else ''))
     launch = ("for r in .gpu/*/receive.sh; do sh $r; done; cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) S=/root/swaro/repro "
               f"RUNS='{train}:{t['preset']}:{t['seed']}{':' + flags if flags else ''}' "
               f"SIDE='{side}' GPUS=0 EPOCHS=200 DEADLINE={DEADLINE} EVAL_RESERVE=60 EVAL=none EVAL_FROM=f16 WEIGHTS=1 TSNE=0 "
@@ -59,8 +81,8 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS) -> dict:
             + (f"{', '.join(resume)} resume{'s' * (len(resume) == 1)} {'its' if len(resume) == 1 else 'their'} pieces of "
                "results/eval/parts/; " if resume else '')
             + (f"{', '.join(fresh)} evaluated whole; " if fresh else '')
-            + (f"then, in what is left to {SIDE_END} s, the seed-0 reference extras of {', '.join(extras)} (ref_extras.py; not priced, "
-               "cut harmlessly); " if extras else '')
+            + (f"then, in what is left to {SIDE_END} s, the seed-0 reference extras of {', '.join(extras)} (ref_extras.py, each column "
+               f"by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; a cut loses that column only); " if extras else '')
             + "the planner's GPU 1 is the side job; the job packs once both end. Here first: bash ../shared/gpu/stage.sh cifar10 "
             "wheels; bash tools/gpu/pinned.sh <train commit>; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> "
             f".gpu/pinned-eval; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(staged)} --to .gpu/mixed-w "
@@ -78,21 +100,50 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS) -> dict:
                 defaults=dict(epochs=200, gpus=1, batch=512, variant='compiled', eval=None), runs=plan_runs)
 
 
+def one_gpu_plan(t: dict, runs: list, extras: list) -> dict:
+    "The one-H200 lease: train t with the train pin; then, with the eval pin on the same GPU, the extras (AFTER)."
+    if runs: raise ValueError("--gpus 1: the lease trains its run and no evaluation fits after it (a training about 17 min, an evaluation 12)")
+    flags = t['train_flags'].replace(' ', ',')
+    after = ("cd /root/swaro/evalcode || exit 1; export SWARO_COMMIT=$(cat PINNED_COMMIT) PYTHONPATH=/tmp/site:/root/swaro/evalcode; "
+             + extras_cmd(extras, 0))
+    launch = ("for r in .gpu/*/receive.sh; do sh $r; done; cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) S=/root/swaro/repro "
+              f"RUNS='{t['name']}:{t['preset']}:{t['seed']}{':' + flags if flags else ''}' " + (f"AFTER='{after}' " if extras else '')
+              + f"GPUS=0 EPOCHS=200 DEADLINE={ONE_GPU_DEADLINE} EVAL_RESERVE=60 EVAL=none EVAL_FROM=f16 WEIGHTS=1 TSNE=0 "
+              "setsid nohup bash tools/gpu/repro_session.sh > /root/swaro/repro.log 2>&1 < /dev/null &")
+    note = (f"five-seed set, a training lease on one H200 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py --gpus 1): "
+            f"{t['name']} trains with the train pin (five-seed-pins.json 'train'; EVAL=none, WEIGHTS=1: its float16 weights come back in "
+            "pieces as soon as it is exported and go to weights/ in the same session)"
+            + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the seed-0 reference "
+               f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; what "
+               f"DEADLINE {ONE_GPU_DEADLINE} cuts loses that column only)" if extras else '')
+            + ". Here first: bash ../shared/gpu/stage.sh cifar10 wheels; bash tools/gpu/pinned.sh <train commit>"
+            + ("; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> .gpu/pinned-eval; python tools/gpu/land_five_seed.py "
+               f"stage --from-hub {' '.join(extras)} --to .gpu/mixed-w (with their heads; two a folder)" if extras else '')
+            + "; git sparse-checkout set --no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, "
+            + ("the staged folders, then .gpu/wheels, .gpu/pinned and .gpu/pinned-eval" if extras else "then .gpu/wheels and .gpu/pinned")
+            + " with the launch; polls as for a mixed lease. Launch: " + launch)
+    run = dict(name=t['name'], preset=t['preset'], method=t['method'], loss_form=t['loss_form'], seed=t['seed'],
+               train_flags=t['train_flags'], s_per_epoch=t['s_per_epoch'], eval=None)
+    return dict(note=note, launch=launch, poll="S=/root/swaro/repro RUNS=/root/swaro/repro/runs LOG=/root/swaro/repro.log bash tools/gpu/poll.sh",
+                defaults=dict(epochs=200, gpus=1, batch=512, variant='compiled', eval=None), runs=[run])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--train', required=True, help='the run trained on GPU 0')
-    ap.add_argument('--evaluate', nargs='+', required=True, help='runs trained earlier, evaluated on GPU 1 (those with pieces resume)')
+    ap.add_argument('--evaluate', nargs='*', default=[], help='runs trained earlier, evaluated on GPU 1 (those with pieces resume)')
+    ap.add_argument('--gpus', type=int, choices=(1, 2), default=2, help='2: nvidia-h200-x2 (default); 1: one H200, training then extras')
     ap.add_argument('--extras', nargs='*', default=[], help='seed-0 runs whose reference extras run after the evaluations')
     ap.add_argument('--out', required=True, help='the plan file to write')
     ap.add_argument('--card', default='H200', help='the card the planner prices it for (default %(default)s)')
     a = ap.parse_args(argv)
-    try: spec = mixed_plan(a.train, a.evaluate, a.extras)
+    try: spec = mixed_plan(a.train, a.evaluate, a.extras, gpus=a.gpus)
     except ValueError as e: print(f"mixed_plan: error: {e}", file=sys.stderr); return 2
     if len(spec['launch']) >= 2000: print(f"mixed_plan: error: the launch line has {len(spec['launch'])} characters (a call takes 2,000)", file=sys.stderr); return 2
     Path(a.out).write_text(json.dumps(spec, indent=1) + '\n')
     sys.path.insert(0, str(ROOT / 'tools' / 'gpu'))
     import plan
-    return plan.main([a.out, '--gpus', '2', '--card', a.card])
+    return plan.main([a.out, '--gpus', str(a.gpus), '--card', a.card])
 
 
 if __name__ == '__main__': sys.exit(main())
