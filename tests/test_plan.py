@@ -926,3 +926,34 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     assert mp.main(['--train', 'c10-200-rocl-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
     assert mp.main(['--gpus', '1', '--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 2
     assert 'no evaluation fits after it' in capsys.readouterr().err
+
+def test_extras_shell_runs_each_column_once_and_skips_what_landed(tmp_path):
+    """The extras' shell (mixed_plan.extras_cmd) as AFTER runs it, with a stub for python: each run whose weights check
+    passes gets one ref_extras.py call a column, into its own folder and log; a column the pinned results/ holds is skipped;
+    a run whose weights fail the check is skipped; SMOKE passes --smoke."""
+    import os, subprocess
+    _s = importlib.util.spec_from_file_location('mixed_plan', ROOT / 'tools/gpu/mixed_plan.py')
+    mp = importlib.util.module_from_spec(_s); _s.loader.exec_module(mp)
+    pin, S, W = tmp_path / 'evalcode', tmp_path / 'S', tmp_path / 'w'
+    W.mkdir(); (pin / 'results/eval/five-seed').mkdir(parents=True)
+    for n in ('c10-200-swaro-s0', 'c10-200-rocl-s0', 'c10-200-rand-s0'):
+        (pin / 'results/runs' / n).mkdir(parents=True)
+        for f in ('config.json', 'run.json', 'metrics.jsonl'): (pin / 'results/runs' / n / f).write_text('{}')
+        (W / f'{n}.pt').write_bytes(n.encode())
+    (pin / 'results/eval/five-seed/c10-200-rocl-s0-ref-extras-l1_12.json').write_text('{}')   # landed by an earlier lease
+    stub = tmp_path / 'py'   # check_weights.py refuses rand-s0; ref_extras.py writes its record where --out says
+    stub.write_text('#!/bin/sh\necho "$@" >> "$CALLS"\ncase "$1" in *check_weights.py) [ "$2" != c10-200-rand-s0 ];;\n'
+                    '*ref_extras.py) while [ $# -gt 0 ]; do [ "$1" = --out ] && o=$2; shift; done; mkdir -p $o && echo x > $o/r.json;; esac\n')
+    stub.chmod(0o755)
+    env = dict(os.environ, S=str(S), PYTHON=str(stub), WEIGHTS_DIR=str(W), CALLS=str(tmp_path / 'calls'), SMOKE='1')
+    cmd = mp.extras_cmd(['c10-200-swaro-s0', 'c10-200-rocl-s0', 'c10-200-rand-s0'], 0)
+    r = subprocess.run(['bash', '-c', cmd], cwd=pin, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    calls = [l.split() for l in (tmp_path / 'calls').read_text().splitlines() if 'ref_extras.py' in l]
+    assert [(c[1], c[c.index('--columns') + 1], c[c.index('--out') + 1]) for c in calls] == [
+        ('c10-200-swaro-s0', 'l1_12', f'{S}/side/extras-l1_12'),
+        ('c10-200-swaro-s0', 'l2_05', f'{S}/side/extras-l2_05'), ('c10-200-rocl-s0', 'l2_05', f'{S}/side/extras-l2_05')]
+    assert all('--smoke' in c and c[c.index('--heads') + 1] == str(W) for c in calls)
+    assert (S / 'side/runs/c10-200-swaro-s0/weights.pt').read_bytes() == b'c10-200-swaro-s0'
+    assert sorted(p.name for p in (S / 'side/logs').iterdir()) == [
+        'extras-c10-200-rocl-s0-l2_05.log', 'extras-c10-200-swaro-s0-l1_12.log', 'extras-c10-200-swaro-s0-l2_05.log']

@@ -41,15 +41,15 @@ EXTRAS_COLUMNS = ('l1_12', 'l2_05')   # the seed-0 reference extras, the cheaper
 
 def extras_cmd(extras: list, gpu: int, limit: str = '') -> str:
     ("Shell (run in the eval pin's folder, S set) for the seed-0 reference extras: each run's folder from its staged float16 "
-     "weights, checked, then ref_extras.py once a column that the pinned results/ has no record of, each under "
-     "`timeout $(( limit ))` when limit is given.")
+     "weights (WEIGHTS_DIR), checked, then ref_extras.py once a column that the pinned results/ has no record of, each "
+     "under `timeout $(( limit ))` when limit is given; PYTHON and SMOKE (a CPU dry run) as in repro_session.sh.")
     lim = f'timeout $(( {limit} )) ' if limit else ''
-    return ("P=${PYTHON:-python3}; X=$([ -n \"${SMOKE:-}\" ] && echo --smoke --autoattack-n 8); "   # SMOKE: a CPU dry run
+    return ("P=${PYTHON:-python3}; W=${WEIGHTS_DIR:-/root/swaro/weights}; X=$([ -n \"${SMOKE:-}\" ] && echo --smoke --autoattack-n 8); "
             f"R=$S/side/runs; mkdir -p $S/side/logs; for n in {' '.join(extras)}; do mkdir -p $R/$n && cp results/runs/$n/{{config.json,"
-            "run.json,metrics.jsonl} $R/$n/ && cp /root/swaro/weights/$n.pt $R/$n/weights.pt && $P tools/gpu/check_weights.py $n "
+            "run.json,metrics.jsonl} $R/$n/ && cp $W/$n.pt $R/$n/weights.pt && $P tools/gpu/check_weights.py $n "
             f"$R/$n/weights.pt || continue; for c in {' '.join(EXTRAS_COLUMNS)}; do [ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue; "
             f"CUDA_VISIBLE_DEVICES={gpu} {lim}$P "
-            "tools/gpu/ref_extras.py $n --runs $R --heads /root/swaro/weights --records results/eval/five-seed --out $S/side/extras-$c "
+            "tools/gpu/ref_extras.py $n --runs $R --heads $W --records results/eval/five-seed --out $S/side/extras-$c "
             "--columns $c --shards 4 $X > $S/side/logs/extras-$n-$c.log 2>&1; done; done")
 
 
