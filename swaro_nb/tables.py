@@ -505,36 +505,40 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
             + (f", with no clear difference on the other {n_same} columns tested" if n_same else '') + '.')
 
 # %% ../nbs/10a_tables.ipynb #43ab3770
+def _check_row(r: dict, h: str, col: str, c: dict, label: str) -> dict:
+    "One row of `reference_checks`: a record's check of worst case `col` on head `h`, with the per-image disagreement."
+    from swaro_nb.robustness import REF_TOLERANCE
+    from swaro_nb.stats import per_image_correct
+    w, ref, n = per_image_correct(r, h, col), per_image_correct(r, h, c['reference_key']), c['n']
+    both = w is not None and ref is not None
+    ok = c['gap'] <= REF_TOLERANCE + 1e-9
+    return {'variant': label, 'run': r['run'], 'head': h, 'column': col, 'worst case': c['column'],
+            'reference': c['reference'], 'gap': c['gap'], 'images': n,
+            'broken by the reference only': int((w[:n] & ~ref[:n]).sum()) if both else None,
+            'broken by the worst case only': int((~w[:n] & ref[:n]).sum()) if both else None,
+            'check': 'ok' if ok else f"worst case weaker by {c['gap'] - REF_TOLERANCE:.2f} beyond {REF_TOLERANCE:g}",
+            'record': f"{r['run']}-{'ref-extras' if r['kind'] == 'ref-extras' else 'eval'}"}
+
 def reference_checks(results,  # the results folder (e.g. swaro_nb.core.results_dir())
                      heads=('le', 'rle'),  # the heads whose checks are listed (ref_extras.py attacks the LE head)
                     ) -> 'pandas.DataFrame':  # a row per model, head and column checked
-    ("Every worst case of the five-seed set beside the reference AutoAttack on the same images: accuracies, gap, and the "
-     "images only one of the two breaks.")
+    ("Every worst case of the five-seed set beside the reference AutoAttack on the same images: accuracies, gap, and "
+     "the images only one of the two breaks.")
     import pandas as pd
-    from swaro_nb.robustness import REF_PAIRS, REF_TOLERANCE
-    from swaro_nb.stats import per_image_correct
+    from swaro_nb.robustness import REF_PAIRS
     evals, d = five_seed_records(results), Path(results) / FIVE_SEED_DIR
     extras = load_results(d, kind='ref-extras') if d.is_dir() else []
-    label = {r['run']: variant(r) for r in evals}   # an extras record keeps no config: its run's evaluation names the variant
-    rows = []
-    for r in evals + extras:
-        checks = {'le': r['ref_check']} if r['kind'] == 'ref-extras' else (r.get('ref_check') or {})
-        for h in heads:
-            for col, c in (checks.get(h) or {}).items():
-                w, ref, n = per_image_correct(r, h, col), per_image_correct(r, h, c['reference_key']), c['n']
-                both = w is not None and ref is not None
-                rows.append({'variant': label.get(r['run'], variant(r)), 'run': r['run'], 'head': h, 'column': col,
-                             'worst case': c['column'], 'reference': c['reference'], 'gap': c['gap'], 'images': n,
-                             'broken by the reference only': int((w[:n] & ~ref[:n]).sum()) if both else None,
-                             'broken by the worst case only': int((~w[:n] & ref[:n]).sum()) if both else None,
-                             'check': 'ok' if c['gap'] <= REF_TOLERANCE + 1e-9 else
-                                      f"worst case weaker by {c['gap'] - REF_TOLERANCE:.2f} beyond {REF_TOLERANCE:g}",
-                             'record': f"{r['run']}-{'ref-extras' if r['kind'] == 'ref-extras' else 'eval'}"})
+    label = {r['run']: variant(r) for r in evals}   # an extras record keeps no config: its run's evaluation names it
+    rows = [_check_row(r, h, col, c, label.get(r['run'], variant(r)))
+            for r in evals + extras
+            for h, checks in ({'le': r['ref_check']} if r['kind'] == 'ref-extras' else r.get('ref_check') or {}).items()
+            if h in heads for col, c in checks.items()]
+    rank = lambda v: VARIANT_ORDER.index(v) if v in VARIANT_ORDER else len(VARIANT_ORDER)
     order = {c: i for i, c in enumerate(REF_PAIRS)}
-    rows.sort(key=lambda x: (order.get(x['column'], len(order)), heads.index(x['head']), VARIANT_ORDER.index(x['variant'])
-                             if x['variant'] in VARIANT_ORDER else len(VARIANT_ORDER), x['run']))
+    rows.sort(key=lambda x: (order.get(x['column'], len(order)), heads.index(x['head']), rank(x['variant']), x['run']))
     return pd.DataFrame(rows, columns=['variant', 'run', 'head', 'column', 'worst case', 'reference', 'gap', 'images',
-                                       'broken by the reference only', 'broken by the worst case only', 'check', 'record'])
+                                       'broken by the reference only', 'broken by the worst case only', 'check',
+                                       'record'])
 
 # %% ../nbs/10a_tables.ipynb #5e3af3f6
 RADIUS_PAIRS = (('linf_8', 'linf_16'), ('l2_025', 'l2_05'), ('l1_784', 'l1_12'))  # (smaller, larger) radius, one norm
