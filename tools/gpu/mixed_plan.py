@@ -37,6 +37,27 @@ def parse_run(name: str) -> dict:
 
 
 EXTRAS_COLUMNS = ('l1_12', 'l2_05')   # the seed-0 reference extras, the cheaper column first
+EVAL_PIN = "cd /root/swaro/evalcode || exit 1; export SWARO_COMMIT=$(cat PINNED_COMMIT) PYTHONPATH=/tmp/site:/root/swaro/evalcode"
+TRAIN_PIN = ("with the train pin (five-seed-pins.json 'train'; EVAL=none, WEIGHTS=1: its float16 weights come back in pieces as "
+             "soon as it is exported and go to weights/ in the same session)")
+POLL = "S=/root/swaro/repro RUNS=/root/swaro/repro/runs LOG=/root/swaro/repro.log bash tools/gpu/poll.sh"
+
+
+def launch_line(t: dict, env: str, deadline: int) -> str:
+    "The launch: t trains on GPU 0 with the train pin (EVAL=none, WEIGHTS=1), env (SIDE=... or AFTER=...) beside it."
+    flags = t['train_flags'].replace(' ', ',')
+    return ("for r in .gpu/*/receive.sh; do sh $r; done; cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) S=/root/swaro/repro "
+            f"RUNS='{t['name']}:{t['preset']}:{t['seed']}{':' + flags if flags else ''}' " + env
+            + f"GPUS=0 EPOCHS=200 DEADLINE={deadline} EVAL_RESERVE=60 EVAL=none EVAL_FROM=f16 WEIGHTS=1 TSNE=0 "
+            "setsid nohup bash tools/gpu/repro_session.sh > /root/swaro/repro.log 2>&1 < /dev/null &")
+
+
+def plan_spec(note: str, launch: str, t: dict, evaluated=()) -> dict:
+    "The plan file: t trained (no evaluation), then the runs the lease evaluates."
+    run = dict(name=t['name'], preset=t['preset'], method=t['method'], loss_form=t['loss_form'], seed=t['seed'],
+               train_flags=t['train_flags'], s_per_epoch=t['s_per_epoch'], eval=None)
+    return dict(note=note, launch=launch, poll=POLL, defaults=dict(epochs=200, gpus=1, batch=512, variant='compiled', eval=None),
+                runs=[run, *evaluated])
 
 
 def extras_cmd(extras: list, gpu: int, limit: str = '') -> str:
@@ -63,20 +84,14 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
     resume = [r['name'] for r in runs if (Path(parts) / f"{r['name']}-eval.parts").is_dir()]
     fresh = [r['name'] for r in runs if r['name'] not in resume]
     ev = json.loads((ROOT / 'tools/gpu/plans/five-seed-eval-lease1-rest.json').read_text())['defaults']['eval']
-    flags = t['train_flags'].replace(' ', ',')
-    side = ("cd /root/swaro/evalcode || exit 1; export SWARO_COMMIT=$(cat PINNED_COMMIT) PYTHONPATH=/tmp/site:/root/swaro/evalcode "
-            "SIDE_GPU=1; t0=$(date +%s); "
+    side = (EVAL_PIN + " SIDE_GPU=1; t0=$(date +%s); "
             + (f'RESUME="{" ".join(resume)}" ' if resume else '') + (f'EVALUATE="{" ".join(fresh)}" ' if fresh else '')
             + (f"SIDE_END={SIDE_END} bash tools/gpu/plans/five-seed-side.sh; " if runs else '')
             + (extras_cmd(extras, 1, f"{SIDE_END} - $(date +%s) + t0") if extras else ''))
-    launch = ("for r in .gpu/*/receive.sh; do sh $r; done; cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) S=/root/swaro/repro "
-              f"RUNS='{train}:{t['preset']}:{t['seed']}{':' + flags if flags else ''}' "
-              f"SIDE='{side}' GPUS=0 EPOCHS=200 DEADLINE={DEADLINE} EVAL_RESERVE=60 EVAL=none EVAL_FROM=f16 WEIGHTS=1 TSNE=0 "
-              "setsid nohup bash tools/gpu/repro_session.sh > /root/swaro/repro.log 2>&1 < /dev/null &")
+    launch = launch_line(t, f"SIDE='{side}' ", DEADLINE)
     staged = [*evaluate, *extras]
     note = (f"five-seed set, a mixed lease on nvidia-h200-x2 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py): "
-            f"GPU 0 trains {train} with the train pin (five-seed-pins.json 'train'; EVAL=none, WEIGHTS=1: its float16 weights come back "
-            f"in pieces as soon as it is exported and go to weights/ in the same session). GPU 1, a side job with the eval pin "
+            f"GPU 0 trains {train} {TRAIN_PIN}. GPU 1, a side job with the eval pin "
             f"(five-seed-pins.json 'eval', in /root/swaro/evalcode): "
             + (f"{', '.join(resume)} resume{'s' * (len(resume) == 1)} {'its' if len(resume) == 1 else 'their'} pieces of "
                "results/eval/parts/; " if resume else '')
@@ -92,27 +107,16 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
             "partial.tar and the announced weights pieces on every call; copy each call's files out of files_at at once). Land: "
             "land_five_seed.py land <pack.tar or partial.tar> --weights <the pieces' folder> --plan <this file> --commit <eval commit>. "
             "Launch: " + launch)
-    plan_runs = [dict(name=train, preset=t['preset'], method=t['method'], loss_form=t['loss_form'], seed=t['seed'],
-                      train_flags=t['train_flags'], s_per_epoch=t['s_per_epoch'], eval=None)]
-    plan_runs += [dict(name=r['name'], method=r['method'], loss_form=r['loss_form'], seed=r['seed'], trained=True, eval=ev)
-                  for r in sorted(runs, key=lambda r: r['name'] not in resume)]
-    return dict(note=note, launch=launch, poll="S=/root/swaro/repro RUNS=/root/swaro/repro/runs LOG=/root/swaro/repro.log bash tools/gpu/poll.sh",
-                defaults=dict(epochs=200, gpus=1, batch=512, variant='compiled', eval=None), runs=plan_runs)
+    return plan_spec(note, launch, t, [dict(name=r['name'], method=r['method'], loss_form=r['loss_form'], seed=r['seed'], trained=True,
+                                            eval=ev) for r in sorted(runs, key=lambda r: r['name'] not in resume)])
 
 
 def one_gpu_plan(t: dict, runs: list, extras: list) -> dict:
     "The one-H200 lease: train t with the train pin; then, with the eval pin on the same GPU, the extras (AFTER)."
     if runs: raise ValueError("--gpus 1: the lease trains its run and no evaluation fits after it (a training about 17 min, an evaluation 12)")
-    flags = t['train_flags'].replace(' ', ',')
-    after = ("cd /root/swaro/evalcode || exit 1; export SWARO_COMMIT=$(cat PINNED_COMMIT) PYTHONPATH=/tmp/site:/root/swaro/evalcode; "
-             + extras_cmd(extras, 0))
-    launch = ("for r in .gpu/*/receive.sh; do sh $r; done; cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) S=/root/swaro/repro "
-              f"RUNS='{t['name']}:{t['preset']}:{t['seed']}{':' + flags if flags else ''}' " + (f"AFTER='{after}' " if extras else '')
-              + f"GPUS=0 EPOCHS=200 DEADLINE={ONE_GPU_DEADLINE} EVAL_RESERVE=60 EVAL=none EVAL_FROM=f16 WEIGHTS=1 TSNE=0 "
-              "setsid nohup bash tools/gpu/repro_session.sh > /root/swaro/repro.log 2>&1 < /dev/null &")
+    launch = launch_line(t, f"AFTER='{EVAL_PIN}; {extras_cmd(extras, 0)}' " if extras else '', ONE_GPU_DEADLINE)
     note = (f"five-seed set, a training lease on one H200 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py --gpus 1): "
-            f"{t['name']} trains with the train pin (five-seed-pins.json 'train'; EVAL=none, WEIGHTS=1: its float16 weights come back in "
-            "pieces as soon as it is exported and go to weights/ in the same session)"
+            f"{t['name']} trains {TRAIN_PIN}"
             + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the seed-0 reference "
                f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; what "
                f"DEADLINE {ONE_GPU_DEADLINE} cuts loses that column only)" if extras else '')
@@ -122,10 +126,7 @@ def one_gpu_plan(t: dict, runs: list, extras: list) -> dict:
             + "; git sparse-checkout set --no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, "
             + ("the staged folders, then .gpu/wheels, .gpu/pinned and .gpu/pinned-eval" if extras else "then .gpu/wheels and .gpu/pinned")
             + " with the launch; polls as for a mixed lease. Launch: " + launch)
-    run = dict(name=t['name'], preset=t['preset'], method=t['method'], loss_form=t['loss_form'], seed=t['seed'],
-               train_flags=t['train_flags'], s_per_epoch=t['s_per_epoch'], eval=None)
-    return dict(note=note, launch=launch, poll="S=/root/swaro/repro RUNS=/root/swaro/repro/runs LOG=/root/swaro/repro.log bash tools/gpu/poll.sh",
-                defaults=dict(epochs=200, gpus=1, batch=512, variant='compiled', eval=None), runs=[run])
+    return plan_spec(note, launch, t)
 
 
 def main(argv=None) -> int:
