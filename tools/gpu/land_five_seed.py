@@ -99,13 +99,19 @@ def _copy(src: Path, dst: Path, done: list, root: Path):
     done.append(str(dst.relative_to(root)) if dst.is_relative_to(root) else str(dst))
 
 
+def other_commit(rec: dict, commit: str | None) -> bool:
+    "Whether a record names another commit than the pinned one (either may be abbreviated); never without a pin."
+    got = str(rec.get('commit', ''))
+    return bool(commit) and not got.startswith(commit[:7]) and not commit.startswith(got)
+
+
 def check_record(rec: dict, f: Path, commit: str | None) -> str:
     "One line on an evaluation record; LandError when it lacks the per-image data or the reference check, or names another commit."
     if rec.get('kind') != 'eval': raise LandError(f"{f}: not an evaluation record (kind {rec.get('kind')!r})")
     pi = rec.get('per_image') or {}
     if not pi.get('test_index') or not pi.get('correct'): raise LandError(f"{f}: no per_image data (an evaluation record of the five-seed set keeps it)")
     if not any(rec.get('ref_check', {}).values()): raise LandError(f"{f}: no ref_check (its columns have no reference AutoAttack)")
-    if commit and not str(rec.get('commit', '')).startswith(commit[:7]) and not commit.startswith(str(rec.get('commit', ''))):
+    if other_commit(rec, commit):
         raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (every run of the set at one commit)")
     m = rec.get('metrics', {}); rc = rec['ref_check'].get('le') or next(iter(rec['ref_check'].values()))
     gaps = ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
@@ -116,7 +122,7 @@ def check_record(rec: dict, f: Path, commit: str | None) -> str:
 def extras_name(rec: dict, f: Path, commit: str | None) -> str:
     "Where a ref_extras.py record lands: <run>-ref-extras-<its columns>.json; LandError when it is none or names another commit."
     if rec.get('kind') != 'ref-extras' or not rec.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
-    if commit and not str(rec.get('commit', '')).startswith(commit[:7]) and not commit.startswith(str(rec.get('commit', ''))):
+    if other_commit(rec, commit):
         raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (the extras run the evaluation's code)")
     return f"{rec['run']}-ref-extras-{'-'.join(rec['ref_check'])}.json"
 
