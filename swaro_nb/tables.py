@@ -517,7 +517,7 @@ def _check_row(r: dict, h: str, col: str, c: dict, label: str) -> dict:
             'broken by the reference only': int((w[:n] & ~ref[:n]).sum()) if both else None,
             'broken by the worst case only': int((~w[:n] & ref[:n]).sum()) if both else None,
             'check': 'ok' if ok else f"worst case weaker by {c['gap'] - REF_TOLERANCE:.2f} beyond {REF_TOLERANCE:g}",
-            'record': f"{r['run']}-{'ref-extras' if r['kind'] == 'ref-extras' else 'eval'}"}
+            'record': f"{r['run']}-{r['kind']}"}   # <run>-eval or <run>-ref-extras
 
 def reference_checks(results,  # the results folder (e.g. swaro_nb.core.results_dir())
                      heads=('le', 'rle'),  # the heads whose checks are listed (ref_extras.py attacks the LE head)

@@ -36,6 +36,7 @@ read), none for a run not yet evaluated (python tools/gpu/land_five_seed.py stag
 """
 from __future__ import annotations
 import argparse, hashlib, json, re, shutil, sys, tarfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +106,11 @@ def other_commit(rec: dict, commit: str | None) -> bool:
     return bool(commit) and not got.startswith(commit[:7]) and not commit.startswith(got)
 
 
+def gap_line(rc: dict) -> str:
+    "A record's reference checks ({column: {column, reference, gap}}) as one line."
+    return ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
+
+
 def check_record(rec: dict, f: Path, commit: str | None) -> str:
     "One line on an evaluation record; LandError when it lacks the per-image data or the reference check, or names another commit."
     if rec.get('kind') != 'eval': raise LandError(f"{f}: not an evaluation record (kind {rec.get('kind')!r})")
@@ -114,7 +120,7 @@ def check_record(rec: dict, f: Path, commit: str | None) -> str:
     if other_commit(rec, commit):
         raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (every run of the set at one commit)")
     m = rec.get('metrics', {}); rc = rec['ref_check'].get('le') or next(iter(rec['ref_check'].values()))
-    gaps = ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
+    gaps = gap_line(rc)
     return (f"{rec['run']}: {rec.get('commit', '')[:7]} {rec.get('card')}, {pi['n']} images, heads {sorted(pi['correct'])}, "
             f"clean {m.get('clean')}, {gaps}, {len(rec.get('flags') or [])} flag(s), {rec['seconds']['total']:.0f} s")
 
@@ -137,11 +143,12 @@ def land(a) -> int:
     evals = sorted((p / 'eval' / 'fp32').glob('*-eval.json')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.json'))
     for f in evals:   # every record checked before anything is copied
         lines.append(check_record(json.loads(f.read_text()), f, a.commit))
-    extras = {f: extras_name(json.loads(f.read_text()), f, a.commit) for f in sorted(p.glob('side/extras*/*-ref-extras.json'))}
+    xrec = {f: json.loads(f.read_text()) for f in sorted(p.glob('side/extras*/*-ref-extras.json'))}
+    extras = {f: extras_name(r, f, a.commit) for f, r in xrec.items()}
     aff_dir = root / 'results' / 'eval' / 'aff'   # AFF's evaluations (swaro_eval --aff): beside, not over, the run's LE/rLE record
     dest = {f: (aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir) / f.name for f in evals}
     dest |= {f: ev_dir / name for f, name in extras.items()}
-    twice = sorted({n for n in extras.values() if list(extras.values()).count(n) > 1})
+    twice = sorted(n for n, k in Counter(extras.values()).items() if k > 1)
     if twice: raise LandError(f"the pack holds two ref_extras.py records of {', '.join(twice)} (nothing was copied)")
     clash = [d.name for f, d in dest.items() if d.is_file() and d.read_bytes() != f.read_bytes()]
     if clash and not a.replace:
@@ -150,9 +157,8 @@ def land(a) -> int:
         for f in REC_FILES:
             if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
     for f in evals: _copy(f, dest[f], done, root)
-    for f in extras:
-        r = json.loads(f.read_text())
-        lines.append(f"{r['run']} (extras): " + ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in r['ref_check'].items()))
+    for f, r in xrec.items():
+        lines.append(f"{r['run']} (extras): {gap_line(r['ref_check'])}")
         _copy(f, dest[f], done, root)
     for d in sorted((p / 'eval' / 'fp32').glob('*-eval.parts')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.parts')):
         for f in sorted(d.iterdir()):   # merged file by file: pieces of other evaluations of the run (another fingerprint) stay
