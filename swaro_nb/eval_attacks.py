@@ -4,21 +4,21 @@
 
 # %% ../nbs/07_eval_attacks.ipynb #c8e65b83
 from __future__ import annotations
-import time
+import math, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .core import describe, is_real, check_int, eval_mode
-from .attack import projected_gradient, NORMS
+from .attack import projected_gradient, project_l1_box, NORMS
 
 # %% auto #0
-__all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'AA_COMPONENTS', 'REF_NORMS', 'CLEAN', 'PROTOCOL_ATTACKS',
-           'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS', 'TABLE3_ATTACKS', 'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS',
-           'REF_AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'logits', 'Logits', 'pgd', 'fgsm', 'bim', 'jitter',
-           'device_constants', 'apgd', 'component_seconds', 'autoattack', 'reference_autoattack', 'AttackSpec',
-           'resolve_attacks', 'target_labels', 'run_attack']
+__all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'L1_TARGETS', 'L1_RESTARTS', 'AA_COMPONENTS', 'REF_NORMS',
+           'CLEAN', 'PROTOCOL_ATTACKS', 'STRONG_ATTACKS', 'WORST_CASE', 'DEFAULT_ATTACKS', 'TABLE3_ATTACKS',
+           'ROCL_ATTACKS', 'AUTOATTACK_ATTACKS', 'REF_AUTOATTACK_ATTACKS', 'ALL_ATTACKS', 'logits', 'Logits', 'pgd',
+           'fgsm', 'bim', 'jitter', 'device_constants', 'apgd', 'apgd_l1', 'component_seconds', 'autoattack',
+           'reference_autoattack', 'AttackSpec', 'resolve_attacks', 'target_labels', 'run_attack']
 
 # %% ../nbs/07_eval_attacks.ipynb #ac11e260
 def logits(model: nn.Module,  # classifier on [0,1] images
@@ -198,7 +198,7 @@ def _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed):
 def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
          x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
          y: torch.Tensor,  # (B,) true labels
-         norm: str = 'linf',  # 'linf' or 'l2'
+         norm: str = 'linf',  # 'linf', 'l2' (torchattacks) or 'l1' (`apgd_l1`)
          eps: float = 8/255,  # radius
          steps: int = 100,  # iterations (AutoAttack: 100)
          targeted: bool = False,  # APGD-T: the targeted DLR loss against each of `n_targets` classes
@@ -209,9 +209,95 @@ def apgd(model: nn.Module,  # classifier on [0,1] images, in eval mode
          amp: bool | None = None,  # bf16 autocast for the model (None: on CUDA only)
         ) -> torch.Tensor:  # adversarial images (an image not broken comes back as the best point found)
     ("APGD-CE or APGD-T (Croce & Hein 2020) through torchattacks, one restart, on logits computed under the library's "
-     "precision rule.")
+     "precision rule; at l_1, `apgd_l1` with the reference's l_1 settings.")
+    if norm == 'l1': return apgd_l1(model, x, y, eps, steps, targeted, n_targets, None, n_classes, seed, amp)
     m, N, n_classes = _torchattacks_model(model, x, y, norm, n_classes, amp, 'APGD')
     with device_constants(x.device): return _apgd(m, N, eps, steps, targeted, n_targets, n_classes, seed)(x, y)
+
+# %% ../nbs/07_eval_attacks.ipynb #b21c3d4e
+L1_TARGETS, L1_RESTARTS = 5, 5   # the reference's standard version at l_1: APGD-T against 5 classes, APGD-CE 5 restarts
+
+def _dlr_targeted(z, y, t):
+    "APGD-T's targeted DLR loss: the target's logit over the true one, divided by the spread of the top logits."
+    s = z.sort(1).values
+    u = torch.arange(len(y), device=z.device)
+    return -(z[u, y] - z[u, t]) / (s[:, -1] - (s[:, -3] + s[:, -4]) / 2 + 1e-12)
+
+def _l1_stage(f, loss, x, y, eps, steps, x0):
+    ("One APGD-l1 stage at radius eps from x0 (in the ball and the box): signed steps on the `topk` largest gradient "
+     "coordinates, normalised to unit l1 norm, then projected; every 4% of the steps the sparsity follows the best "
+     "point's and the step shrinks (or resets); returns (highest-loss point, broken, adversarial images).")
+    B, n = x.shape[0], x[0].numel()
+    col = lambda v: v.view(-1, *[1] * (x.dim() - 1))
+    l0 = lambda d: (d.reshape(B, -1) != 0).sum(1).float()
+    def grad(xa):
+        xa = xa.detach().requires_grad_()
+        with torch.enable_grad():
+            z = f(xa); l = loss(z)
+            g, = torch.autograd.grad(l.sum(), xa)
+        return z.detach(), l.detach(), g
+    xa = x0.clamp(0, 1)
+    z, l, g = grad(xa)
+    broken = z.argmax(1) != y
+    adv, best, g_best, l_best = xa.clone(), xa.clone(), g.clone(), l.clone()
+    step, k = torch.full((B,), float(eps), device=x.device), max(int(0.04 * steps), 1)
+    rows = torch.arange(B, device=x.device)
+    sp_old = l0(xa - x); topk = sp_old / n / 1.5
+    for i in range(steps):
+        kth = g.abs().reshape(B, -1).sort(1).values[rows, ((1 - topk) * n).clamp(0, n - 1).long()]
+        s = (g * (g.abs() >= col(kth))).sign()
+        xa = x + project_l1_box(xa + col(step) * s / col(s.abs().reshape(B, -1).sum(1) + 1e-10) - x, x, eps)
+        z, l, g = grad(xa)
+        now = z.argmax(1) != y
+        adv[now], broken = xa[now], broken | now
+        up = l > l_best
+        best[up], g_best[up], l_best[up] = xa[up], g[up], l[up]
+        if (i + 1) % k == 0:   # the checkpoint: sparsity of the best point, step size
+            sp = l0(best - x); red = sp / sp_old < 0.95
+            topk, sp_old = sp / n / 1.5, sp
+            step = torch.where(red, torch.full_like(step, eps), step / 1.5).clamp(eps / 10, eps)
+            xa, g = torch.where(col(red), best, xa), torch.where(col(red), g_best, g)
+    return best, broken, adv
+
+# %% ../nbs/07_eval_attacks.ipynb #c31d4e5f
+def apgd_l1(model: nn.Module,  # classifier on [0,1] images, in eval mode
+            x: torch.Tensor,  # (B, C, H, W) clean images in [0,1]
+            y: torch.Tensor,  # (B,) true labels
+            eps: float = 12.0,  # l1 radius
+            steps: int = 100,  # iterations of each run, split 30/30/40% over the radii 3, 2 and 1 times eps
+            targeted: bool = False,  # APGD-T: the targeted DLR loss against each of `n_targets` classes in turn
+            n_targets: int | None = None,  # APGD-T: the most likely wrong classes (default 5, at most n_classes - 1)
+            restarts: int | None = None,  # APGD-CE: runs from fresh random starts (default 5)
+            n_classes: int | None = None,  # classes of the model (default: its output size)
+            seed: int = 0,  # seed of the random starts
+            amp: bool | None = None,  # bf16 autocast for the model (None: on CUDA only)
+           ) -> torch.Tensor:  # adversarial images (an image not broken comes back unchanged)
+    ("APGD in the l1 ball within the [0,1] box (Croce & Hein 2021), APGD-CE or APGD-T, with the reference's "
+     "standard l1 settings; each run attacks only the images the earlier ones left correctly classified.")
+    _check_labels(x, y); check_int(steps, 'steps')
+    if steps < 3: raise ValueError(f"steps must be >= 3 (one or more a radius of the schedule), got {steps}")
+    if not (is_real(eps) and eps > 0): raise ValueError(f"eps must be a number > 0, got {eps!r}")
+    f = lambda xa: logits(model, xa, amp).float()
+    with torch.no_grad(): z0 = f(x)
+    C = n_classes or z0.shape[1]
+    if targeted and C < 4: raise ValueError(f"APGD-T's DLR loss needs at least 4 classes, the model has {C}")
+    iters = [math.ceil(0.3 * steps)] * 2; iters.append(steps - sum(iters))
+    gen = torch.Generator(device=x.device).manual_seed(seed)
+    out, left, order = x.clone(), (z0.argmax(1) == y).nonzero().flatten(), z0.argsort(1)
+    runs = ([order[:, -c] for c in range(2, min(n_targets or L1_TARGETS, C - 1) + 2)] if targeted
+            else [None] * check_int(restarts or L1_RESTARTS, 'restarts'))
+    for t in runs:
+        if len(left) == 0: break
+        xl, yl = x[left], y[left]
+        loss = ((lambda z: F.cross_entropy(z, yl, reduction='none')) if t is None
+                else (lambda z, tl=t[left]: _dlr_targeted(z, yl, tl)))
+        xi = xl + project_l1_box(torch.randn(xl.shape, generator=gen, device=x.device, dtype=x.dtype), xl, 3 * eps)
+        for m, s in zip((3, 2, 1), iters):   # from a radius of 3 eps down to eps, each stage from the last's best
+            xi = xl + project_l1_box(xi - xl, xl, m * eps)
+            xi, broken, adv = _l1_stage(f, loss, xl, yl, m * eps, s, xi)
+        out[left[broken]] = adv[broken]
+        left = left[~broken]
+    return out
 
 # %% ../nbs/07_eval_attacks.ipynb #412903bf
 AA_COMPONENTS = ('apgd-ce', 'apgd-t', 'fab-t', 'square')   # AutoAttack's standard version, in the order it runs them
@@ -304,13 +390,13 @@ def reference_autoattack(model: nn.Module,  # classifier on [0,1] images, in eva
 class AttackSpec:
     "One attack of a robustness table: the algorithm, its norm, radius, step size, number of steps and options."
     kind: str  # 'clean', 'pgd', 'fgsm', 'bim', 'jitter', 'apgd', 'apgd-t', 'autoattack', 'ref-autoattack' or 'worst'
-    norm: str = 'linf'  # 'linf', 'l2' or 'l1' (pgd; fgsm, bim and jitter are l_inf; apgd and autoattack l_inf or l_2)
+    norm: str = 'linf'  # 'linf', 'l2' or 'l1' (pgd, apgd; fgsm, bim and jitter are l_inf; autoattack l_inf or l_2)
     eps: float = 8/255  # radius on the [0,1] scale
     alpha: float = 2/255  # step size (pgd, bim, jitter)
     steps: int = 20  # number of steps
     random_start: bool = True  # start from a random point of the ball (pgd, jitter)
     targeted: bool = False  # aim at (y + 1) mod n_classes
-    restarts: int = 1  # pgd: reruns from fresh random starts on the images not yet broken
+    restarts: int = 1  # pgd, apgd at l_1: reruns from fresh random starts on the images not yet broken
     members: tuple = ()  # worst: the names of the attacks whose per-image worst case this column is
     # extra keyword arguments (jitter: scale, std; l1: percentile, clip_grad; apgd-t: n_targets)
     options: dict = field(default_factory=dict)
@@ -321,13 +407,17 @@ CLEAN = {'clean': AttackSpec('clean', eps=0.0, alpha=0.0, steps=0, random_start=
 PROTOCOL_ATTACKS = {f'pgd_{k}': AttackSpec('pgd', n, e, 2/255 if n == 'linf' else 2.5 * e / 20, 20)
                     for k, (n, e) in _RADII.items()}
 STRONG_ATTACKS = {  # the members the worst-case columns add to the protocol's PGD-20
-    **{f'apgd_ce_{k}': AttackSpec('apgd', n, e, 0.0, 100, False) for k, (n, e) in _RADII.items() if n != 'l1'},
-    **{f'apgd_t_{k}': AttackSpec('apgd-t', n, e, 0.0, 100, False) for k, (n, e) in _RADII.items() if n != 'l1'},
+    **{f'apgd_ce_{k}': AttackSpec('apgd', n, e, 0.0, 100, False, restarts=L1_RESTARTS if n == 'l1' else 1)
+       for k, (n, e) in _RADII.items()},
+    **{f'apgd_t_{k}': AttackSpec('apgd-t', n, e, 0.0, 100, False,
+                                 options=dict(n_targets=L1_TARGETS) if n == 'l1' else {})
+       for k, (n, e) in _RADII.items()},
     **{f'slide_r_{k}': AttackSpec('pgd', n, e, e / 10, 50, restarts=3) for k, (n, e) in _RADII.items() if n == 'l1'},
 }
 WORST_CASE = {k: AttackSpec('worst', n, e, 0.0, 0, False,
                             members=(f'pgd_{k}', f'apgd_ce_{k}', f'apgd_t_{k}') if n != 'l1'
-                                    else (f'pgd_{k}', f'slide_r_{k}')) for k, (n, e) in _RADII.items()}
+                                    else (f'pgd_{k}', f'slide_r_{k}', f'apgd_ce_{k}', f'apgd_t_{k}'))
+              for k, (n, e) in _RADII.items()}
 DEFAULT_ATTACKS = {**CLEAN, **WORST_CASE, **PROTOCOL_ATTACKS}   # Tables 1 and 2: worst cases, with the protocol beside
 TABLE3_ATTACKS = {  # Table 3: BIM, FGSM, Jitter at 8/255, untargeted and targeted
     'bim': AttackSpec('bim', 'linf', 8/255, 1/255, 10, random_start=False),
@@ -418,6 +508,9 @@ def run_attack(model: nn.Module,  # classifier on [0,1] images, in eval mode
     if spec.kind == 'jitter':
         return jitter(model, x, t, spec.eps, spec.alpha, spec.steps, random_start=spec.random_start,
                       targeted=spec.targeted, y_true=y, generator=generator, amp=amp, **o)
+    if spec.kind in ('apgd', 'apgd-t') and spec.norm == 'l1':
+        return apgd_l1(model, x, y, spec.eps, spec.steps, spec.kind == 'apgd-t', restarts=spec.restarts,
+                       n_classes=n_classes, seed=seed, amp=amp, **o)
     if spec.kind in ('apgd', 'apgd-t'):
         return apgd(model, x, y, spec.norm, spec.eps, spec.steps, spec.kind == 'apgd-t', n_classes=n_classes, seed=seed,
                     amp=amp, **o)

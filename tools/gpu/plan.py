@@ -84,15 +84,15 @@ AA_N = 2000
 # restarts and APGD-T with 5 targets, about l_inf's 9 targets' cost. (The guess before that timing was 5,000.)
 REF_AA_UNITS = 3200
 # The attack sets of an evaluation, as swaro_nb.eval_attacks defines them (used when the library cannot be imported;
-# tests/test_plan.py checks this copy against the library): name -> (kind, steps, restarts, members)
+# tests/test_plan.py checks this copy against the library): name -> (kind, steps, restarts, members[, options])
 _RADII = {'linf_8': 'linf', 'linf_16': 'linf', 'l2_025': 'l2', 'l2_05': 'l2', 'l1_784': 'l1', 'l1_12': 'l1'}
 BUILTIN_ATTACKS = {
     'table1': {'clean': ('clean', 0, 1, ()),
-               **{k: ('worst', 0, 1, (f'pgd_{k}', f'apgd_ce_{k}', f'apgd_t_{k}') if n != 'l1' else (f'pgd_{k}', f'slide_r_{k}'))
-                  for k, n in _RADII.items()},
+               **{k: ('worst', 0, 1, (f'pgd_{k}', f'apgd_ce_{k}', f'apgd_t_{k}') if n != 'l1'
+                      else (f'pgd_{k}', f'slide_r_{k}', f'apgd_ce_{k}', f'apgd_t_{k}')) for k, n in _RADII.items()},
                **{f'pgd_{k}': ('pgd', 20, 1, ()) for k in _RADII}},
-    'members': {**{f'apgd_ce_{k}': ('apgd', 100, 1, ()) for k, n in _RADII.items() if n != 'l1'},
-                **{f'apgd_t_{k}': ('apgd-t', 100, 1, ()) for k, n in _RADII.items() if n != 'l1'},
+    'members': {**{f'apgd_ce_{k}': ('apgd', 100, 5 if n == 'l1' else 1, ()) for k, n in _RADII.items()},
+                **{f'apgd_t_{k}': ('apgd-t', 100, 1, (), {'n_targets': 5} if n == 'l1' else {}) for k, n in _RADII.items()},
                 **{f'slide_r_{k}': ('pgd', 50, 3, ()) for k, n in _RADII.items() if n == 'l1'}},
     'table3': {'bim': ('bim', 10, 1, ()), 'bim_t': ('bim', 10, 1, ()), 'fgsm': ('fgsm', 1, 1, ()), 'fgsm_t': ('fgsm', 1, 1, ()),
                'jitter': ('jitter', 10, 1, ()), 'jitter_t': ('jitter', 10, 1, ())},
@@ -142,7 +142,8 @@ def spec_units(spec: dict) -> float:
 
 def _builtin_sets() -> dict:
     "The built-in attack sets as {set: {name: spec dict}} (worst-case members under 'members')."
-    return {k: {n: dict(kind=t[0], steps=t[1], restarts=t[2], members=list(t[3])) for n, t in v.items()} for k, v in BUILTIN_ATTACKS.items()}
+    return {k: {n: dict(kind=t[0], steps=t[1], restarts=t[2], members=list(t[3]), **({'options': t[4]} if len(t) > 4 else {}))
+                for n, t in v.items()} for k, v in BUILTIN_ATTACKS.items()}
 
 
 def library_sets():
