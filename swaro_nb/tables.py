@@ -512,7 +512,9 @@ def _check_row(r: dict, h: str, col: str, c: dict, label: str) -> dict:
     w, ref, n = per_image_correct(r, h, col), per_image_correct(r, h, c['reference_key']), c['n']
     both = w is not None and ref is not None
     ok = c['gap'] <= REF_TOLERANCE + 1e-9
-    return {'variant': label, 'run': r['run'], 'head': h, 'column': col, 'worst case': c['column'],
+    members = (((r.get('budgets') or {}).get('attacks') or {}).get(col) or {}).get('members')   # what it ran
+    return {'variant': label, 'run': r['run'], 'head': h, 'column': col, 'members': ', '.join(members or ()) or None,
+            'worst case': c['column'],
             'reference': c['reference'], 'gap': c['gap'], 'images': n,
             'broken by the reference only': int((w[:n] & ~ref[:n]).sum()) if both else None,
             'broken by the worst case only': int((~w[:n] & ref[:n]).sum()) if both else None,
@@ -536,9 +538,9 @@ def reference_checks(results,  # the results folder (e.g. swaro_nb.core.results_
     rank = lambda v: VARIANT_ORDER.index(v) if v in VARIANT_ORDER else len(VARIANT_ORDER)
     order = {c: i for i, c in enumerate(REF_PAIRS)}
     rows.sort(key=lambda x: (order.get(x['column'], len(order)), heads.index(x['head']), rank(x['variant']), x['run']))
-    return pd.DataFrame(rows, columns=['variant', 'run', 'head', 'column', 'worst case', 'reference', 'gap', 'images',
-                                       'broken by the reference only', 'broken by the worst case only', 'check',
-                                       'record'])
+    return pd.DataFrame(rows, columns=['variant', 'run', 'head', 'column', 'members', 'worst case', 'reference', 'gap',
+                                       'images', 'broken by the reference only', 'broken by the worst case only',
+                                       'check', 'record'])
 
 # %% ../nbs/10a_tables.ipynb #5e3af3f6
 RADIUS_PAIRS = (('linf_8', 'linf_16'), ('l2_025', 'l2_05'), ('l1_784', 'l1_12'))  # (smaller, larger) radius, one norm

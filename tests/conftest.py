@@ -24,3 +24,16 @@ def cifar100_missing() -> str | None:
 
 _C100 = cifar100_missing()
 needs_cifar100 = pytest.mark.skipif(_C100 is not None, reason=_C100 or '')
+
+
+# The test files, longest first (roughly, from `--durations`): pytest-xdist's `--dist loadfile` hands whole files to the
+# workers in collection order, so a long file collected late can leave one worker running it alone at the end.
+LONGEST_FIRST = ('test_plan.py', 'test_eval.py', 'test_docs.py', 'test_experiments.py', 'test_readme.py',
+                 'test_bad_input.py', 'test_train.py', 'test_hub.py', 'test_compile_check.py', 'test_plain_install.py',
+                 'test_cleanup.py')
+
+
+def pytest_collection_modifyitems(config, items):
+    "Collect the longest files first; each file's tests keep their order."
+    rank = {n: i for i, n in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda it: rank.get(Path(str(it.fspath)).name, len(rank)))

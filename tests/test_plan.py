@@ -910,7 +910,7 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     mp = importlib.util.module_from_spec(_s); _s.loader.exec_module(mp)
     seed0 = ['c10-200-swaro-s0', 'c10-200-rocl-s0', 'c10-200-rand-s0']
     assert mp.mixed_plan('c10-200-rocl-s1', [], seed0) == json.loads((ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json').read_text())
-    one = mp.mixed_plan('c10-200-rocl-s1', [], ['c10-200-swaro-s0'], gpus=1)
+    one = mp.mixed_plan('c10-200-rocl-s1', [], ['c10-200-rocl-s0', 'c10-200-swaro-s0'], gpus=1)
     assert one == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rocl-s1-h200.json').read_text())
     v = _launch_vars(one['launch'])
     assert 'SIDE' not in v and v['GPUS'] == '0' and v['EVAL'] == 'none' and v['WEIGHTS'] == '1' and int(v['DEADLINE']) <= 1480

@@ -9,7 +9,7 @@ tools/gpu/plan.py.
 
   python tools/gpu/mixed_plan.py --train c10-200-rand-s1 --evaluate c10-200-rocl-s1 --extras c10-200-rocl-s0 \\
       --out tools/gpu/plans/five-seed-m2-x2.json
-  python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s1 --extras c10-200-swaro-s0 --out tools/gpu/plans/five-seed-t-rocl-s1-h200.json
+  python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s1 --extras c10-200-rocl-s0 c10-200-swaro-s0 --out tools/gpu/plans/five-seed-t-rocl-s1-h200.json
 
 Run names are the set's: c10-200-{swaro,rocl,rand}-s<seed>. Exit 1 when the planner refuses the plan, 2 on bad arguments.
 """
