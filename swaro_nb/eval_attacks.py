@@ -275,7 +275,7 @@ def apgd_l1(model: nn.Module,  # classifier on [0,1] images, in eval mode
     ("APGD in the l1 ball within the [0,1] box (Croce & Hein 2021), APGD-CE or APGD-T, with the reference's "
      "standard l1 settings; each run attacks only the images the earlier ones left correctly classified.")
     _check_labels(x, y); check_int(steps, 'steps')
-    if steps < 3: raise ValueError(f"steps must be >= 3 (one or more a radius of the schedule), got {steps}")
+    if steps < 3: raise ValueError(f"steps must be >= 3 (at least one at each radius of the schedule), got {steps}")
     if not (is_real(eps) and eps > 0): raise ValueError(f"eps must be a number > 0, got {eps!r}")
     f = lambda xa: logits(model, xa, amp).float()
     with torch.no_grad(): z0 = f(x)

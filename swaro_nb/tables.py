@@ -14,9 +14,9 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS',
            'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results',
            'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant',
-           'by_variant', 'paper_variants', 'black_box_row', 'five_seed_records', 'seed_counts', 'verdict_set',
-           'older_verdict_records', 'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence',
-           'reference_checks', 'paper_anomalies']
+           'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras', 'five_seed_records', 'seed_counts',
+           'verdict_set', 'older_verdict_records', 'verdict_columns', 'verdict_comparisons', 'verdict_table',
+           'mechanism_sentence', 'reference_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -400,15 +400,37 @@ def black_box_row(rec: dict,  # a black-box record (kind 'black_box', matrix[att
             elif meth[s] not in skip and list(meth.values()).count(meth[s]) == 1: metrics[f'{a}_from_{meth[s]}'] = v
     return dict(kind='black_box_row', run=target, method=meth[target], budgets=rec['budgets'], metrics=metrics)
 
+# %% ../nbs/10a_tables.ipynb #f2b3c4d5
+def with_reference_extras(evals: list,  # eval records
+                          extras: list,  # ref-extras records (tools/gpu/ref_extras.py)
+                         ) -> list:  # the eval records, each with its run's extra `ref_aa_*` columns on its LE head
+    "Each evaluation record with the reference columns its run's extras records add (same test images, LE head)."
+    out = []
+    for r in evals:
+        pi, met = r.get('per_image') or {}, dict(r['metrics'])
+        le, n_col, took = dict((pi.get('correct') or {}).get('le') or {}), dict(pi.get('n_col') or {}), []
+        for x in extras:
+            xp = x.get('per_image') or {}
+            if x.get('run') != r['run'] or not pi or xp.get('test_index') != pi.get('test_index'): continue
+            for k in [k for k in x.get('metrics') or {} if k.startswith('ref_aa_') and k not in met]:
+                met[k], le[k] = x['metrics'][k], xp['correct']['le'][k]
+                if k in (xp.get('n_col') or {}): n_col[k] = xp['n_col'][k]
+                took.append(k)
+        out.append(dict(r, metrics=met, per_image=dict(pi, correct={**pi['correct'], 'le': le}, n_col=n_col),
+                        reference_extras=took) if took else r)
+    return out
+
 # %% ../nbs/10a_tables.ipynb #e10cb5bb
 FIVE_SEED_DIR = Path('eval') / 'five-seed'  # under results/: the five-seed set (eval records with per-image data)
 VERDICT_PAIRS = {'SwARo − RoCL': ('SwARo', 'RoCL'),  # comparison name -> (variant A, variant B): A - B
                  'random targets − SwARo': ('SwARo (random targets)', 'SwARo')}
 
 def five_seed_records(results) -> list:
-    "The five-seed set's evaluation records under the results folder `results` (none while its folder is missing)."
+    ("The five-seed set's evaluation records under the results folder `results` (none while its folder is missing), "
+     "each with the reference columns of its `ref_extras.py` records (`with_reference_extras`).")
     d = Path(results) / FIVE_SEED_DIR
-    return load_results(d, kind='eval') if d.is_dir() else []
+    if not d.is_dir(): return []
+    return with_reference_extras(load_results(d, kind='eval'), load_results(d, kind='ref-extras'))
 
 def seed_counts(groups: dict) -> str:
     "How many seeds each variant has, e.g. 'SwARo 3 seeds; RoCL 1 seed', of records grouped by `by_variant`."
