@@ -10,8 +10,8 @@ from .losses import nt_xent
 from .core import eval_mode, describe, is_real, check_int
 
 # %% auto #0
-__all__ = ['NORMS', 'project_l1_box', 'slide_direction', 'random_delta', 'project', 'ascent_step', 'projected_gradient',
-           'random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd', 'GraphedPGD']
+__all__ = ['NORMS', 'project_l1_box', 'slide_direction', 'batch_view', 'random_delta', 'project', 'ascent_step',
+           'projected_gradient', 'random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd', 'GraphedPGD']
 
 # %% ../nbs/05_attack.ipynb #c60751aa
 def project_l1_box(v: torch.Tensor,  # (B, ...) perturbations to project
@@ -56,7 +56,7 @@ def slide_direction(grad: torch.Tensor,  # (B, ...) gradient of the objective to
 # %% ../nbs/05_attack.ipynb #38e82087
 NORMS = ('linf', 'l2', 'l1')
 
-def _bview(v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+def batch_view(v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     "A per-sample vector (B,) viewed so that it broadcasts against the batch `x` (B, ...)."
     return v.view(-1, *([1] * (x.ndim - 1)))
 
@@ -70,15 +70,15 @@ def random_delta(x: torch.Tensor,  # (B, ...) clean images
     if norm == 'linf': return torch.empty_like(x).uniform_(-eps, eps, generator=generator)
     if norm == 'l2':
         d = torch.empty_like(x).normal_(generator=generator)
-        n = _bview(d.flatten(1).norm(p=2, dim=1), x)
+        n = batch_view(d.flatten(1).norm(p=2, dim=1), x)
         r = torch.zeros_like(n).uniform_(0, 1, generator=generator)
         return d * r / n * eps
     B, D = x.shape[0], x[0].numel()
     lap = torch.empty_like(x).exponential_(1.0, generator=generator)
     lap = lap * (torch.randint(0, 2, x.shape, generator=generator, device=x.device, dtype=x.dtype) * 2 - 1)
-    lap = lap / _bview(lap.flatten(1).abs().sum(1), x)
+    lap = lap / batch_view(lap.flatten(1).abs().sum(1), x)
     r = torch.rand(B, generator=generator, device=x.device, dtype=x.dtype).pow(1.0 / D) * eps
-    return project_l1_box(lap * _bview(r, x), x, eps)
+    return project_l1_box(lap * batch_view(r, x), x, eps)
 
 def project(adv: torch.Tensor,  # (B, ...) points to project
             x: torch.Tensor,  # (B, ...) clean images in [0,1], the centres of the balls
@@ -91,7 +91,7 @@ def project(adv: torch.Tensor,  # (B, ...) points to project
     delta = adv - x
     if norm == 'l2':
         factor = torch.clamp_max(eps / delta.flatten(1).norm(p=2, dim=1), 1.0)
-        return (x + delta * _bview(factor, x)).clamp(0, 1)
+        return (x + delta * batch_view(factor, x)).clamp(0, 1)
     return (x + project_l1_box(delta, x, eps)).clamp(0, 1)
 
 def ascent_step(adv: torch.Tensor,  # (B, ...) current points
@@ -105,7 +105,7 @@ def ascent_step(adv: torch.Tensor,  # (B, ...) current points
     ("One steepest-ascent step of the norm: sign (l_inf), normalised gradient (l_2) or SLIDE (l_1), "
      "times a per-sample sign.")
     if norm == 'linf': d = grad.sign()
-    elif norm == 'l2': d = grad / _bview(grad.flatten(1).norm(p=2, dim=1) + 1e-10, grad)
+    elif norm == 'l2': d = grad / batch_view(grad.flatten(1).norm(p=2, dim=1) + 1e-10, grad)
     else: d = slide_direction(grad, adv, percentile, clip_grad)
     return adv + alpha * (d if sign is None else d * sign)
 
@@ -146,7 +146,7 @@ def projected_gradient(
     if delta0 is not None: adv = x + delta0.detach().to(x); adv = project(adv, x, norm, eps) if clip_start else adv
     elif random_start: adv = (x + random_delta(x, norm, eps, generator)).clamp(0, 1)
     else: adv = x.clone()
-    s = None if sign is None else _bview(sign.detach().to(x.dtype), x)
+    s = None if sign is None else batch_view(sign.detach().to(x.dtype), x)
     with torch.enable_grad():
         for _ in range(steps):
             adv = adv.detach().requires_grad_(True)

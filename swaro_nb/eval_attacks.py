@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .core import describe, is_real, check_int, eval_mode
-from .attack import projected_gradient, project_l1_box, NORMS
+from .attack import projected_gradient, project_l1_box, batch_view, NORMS
 
 # %% auto #0
 __all__ = ['TORCHATTACKS_CHECKED', 'DEVICE_CONSTANTS', 'AA_TARGETS', 'L1_TARGETS', 'L1_RESTARTS', 'AA_COMPONENTS', 'REF_NORMS',
@@ -228,7 +228,7 @@ def _l1_stage(f, loss, x, y, eps, steps, x0):
      "coordinates, normalised to unit l1 norm, then projected; every 4% of the steps the sparsity follows the best "
      "point's and the step shrinks (or resets); returns (highest-loss point, broken, adversarial images).")
     B, n = x.shape[0], x[0].numel()
-    col = lambda v: v.view(-1, *[1] * (x.dim() - 1))
+    col = lambda v: batch_view(v, x)   # a per-image value against the batch
     l0 = lambda d: (d.reshape(B, -1) != 0).sum(1).float()
     def grad(xa):
         xa = xa.detach().requires_grad_()
