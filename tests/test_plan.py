@@ -747,6 +747,18 @@ def test_ref_extras_attacks_the_given_head_on_the_records_images(tmp_path):
     assert rec['per_image']['test_index'] == pack_codes(idx, 'uint16') and set(rec['per_image']['correct']['le']) >= {'clean', 'l2_05', 'ref_aa_l2_05'}
     import hashlib
     assert rec['weights']['sha256'] == hashlib.sha256((d / 'weights.pt').read_bytes()).hexdigest()
+    # --against: the worst case alone (no reference run), image by image against the record's reference bits
+    r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/ref_extras.py'), 'tiny', '--runs', tmp_path / 'runs', '--heads', hd, '--out', out,
+                        '--n-test', '8', '--columns', 'l2_05', '--smoke', '--device', 'cpu', '--against', out / 'tiny-ref-extras.json'],
+                       capture_output=True, text=True, env=dict(__import__('os').environ, OMP_NUM_THREADS='1'), timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    wc = json.loads((out / 'tiny-worst-check.json').read_text())
+    assert wc['kind'] == 'worst-check' and 'ref_aa_l2_05' not in wc['metrics'] and 'ref_aa_l2_05' not in wc['budgets']['attacks']
+    from swaro_nb.core import unpack_bits
+    w = unpack_bits(wc['per_image']['correct']['le']['l2_05'], 8)[:4]; ref = unpack_bits(rec['per_image']['correct']['le']['ref_aa_l2_05'], 8)[:4]
+    v = wc['ref_check']['l2_05']
+    assert v['n'] == 4 and v['reference'] == pytest.approx(rc['reference']) and v['column'] == pytest.approx(100 * w.mean())
+    assert (v['only_reference'], v['only_column']) == (int((w & ~ref).sum()), int((ref & ~w).sum()))
     # an evaluation record of other test images is refused; the other runs would still be done (exit 1)
     recs = tmp_path / 'recs'; recs.mkdir()
     (recs / 'tiny-eval.json').write_text(json.dumps(dict(budgets=dict(n_test=8, seed=0), per_image=dict(test_index=pack_codes(torch.arange(8), 'uint16')))))

@@ -14,6 +14,10 @@ the record's (the record's own values are kept beside, `main`), and `ref_check` 
 same images. One JSON a run, `<out>/<run>-ref-extras.json`, written as soon as that run is done (kind 'ref-extras', the
 evaluation record's per-image encoding). Exit 1 when a run could not be done (the others still are); 2: bad arguments.
 `--smoke`: the worst cases' members at CPU size (swaro_nb.eval_config.SMOKE_MEMBERS), for a dry run.
+
+`--against REC` (a ref-extras record of the same run): this code's worst cases alone, without running the reference again,
+compared image by image with REC's reference columns (kind 'worst-check', `<out>/<run>-worst-check.json`): how a new worst
+case (e.g. one that adds apgd_l1) stands against a reference already measured on the same images and head.
 """
 from __future__ import annotations
 import argparse, hashlib, json, os, sys, time, traceback
@@ -63,7 +67,10 @@ def extras(run: str, a) -> dict:
     model = LinearClassifier(method.encoder(net), int(heads['feature_dim']), int(heads['n_classes'])).to(dev)
     model.head.load_state_dict(heads['le'])
     cols = [c for c in a.columns.split(',') if c]
-    attacks = ['clean', *cols, *[f'ref_aa_{c}' for c in cols]]
+    against = json.loads(Path(a.against).read_text()) if a.against else None
+    if against is not None and (against.get('run') != run or against['per_image']['test_index'] != index):
+        raise ValueError(f"{run}: {a.against} is not a ref-extras record of {run} on these test images")
+    attacks = ['clean', *cols, *([] if against else [f'ref_aa_{c}' for c in cols])]
     r = evaluate_robustness(model, data['test_images'], data['test_labels'], attacks, batch_size=a.batch_size, device=dev, seed=seed,
                             progress=False, amp=False, autoattack_n=a.autoattack_n, fast=True, workers=a.workers.split(',') if a.workers else None,
                             shards=a.shards, members=SMOKE_MEMBERS if a.smoke else None)
@@ -81,8 +88,27 @@ def extras(run: str, a) -> dict:
                per_image=dict(encoding='packbits-little-base64', n=len(data['test_index']), test_index=index,
                               correct={'le': r['per_image']['correct']}, n_col=r['per_image']['n_col'],
                               worst_member={'le': r['per_image']['worst_member']}))
-    res['path'] = str(atomic_json(res, Path(a.out) / f'{run}-ref-extras.json'))
+    if against is not None:
+        res.update(kind='worst-check', against=dict(record=str(a.against), commit=against.get('commit'), card=against.get('card')),
+                   ref_check=versus_reference(r['per_image']['correct'], against, cols))
+    res['path'] = str(atomic_json(res, Path(a.out) / f"{run}-{'worst-check' if against else 'ref-extras'}.json"))
     return res
+
+
+def versus_reference(correct: dict, rec: dict, cols: list) -> dict:
+    "Each worst case (per-image bits `correct`) against the reference column of ref-extras record `rec`, on its images."
+    from swaro_nb.core import unpack_bits
+    pi = rec['per_image']; n_all = pi['n']; out = {}
+    for c in cols:
+        k = f'ref_aa_{c}'
+        if k not in pi['correct']['le']: raise ValueError(f"{rec.get('run')}: the record holds no {k}")
+        n = pi['n_col'].get(k, n_all)
+        ref = unpack_bits(pi['correct']['le'][k], n_all)[:n]
+        w = unpack_bits(correct[c], n_all)[:n]
+        col, refacc = 100 * w.mean(), 100 * ref.mean()
+        out[c] = dict(column=float(col), reference=float(refacc), reference_key=k, gap=float(col - refacc), n=int(n),
+                      only_reference=int((w & ~ref).sum()), only_column=int((ref & ~w).sum()))
+    return out
 
 
 def main(argv=None) -> int:
@@ -101,10 +127,13 @@ def main(argv=None) -> int:
     ap.add_argument('--batch-size', type=int, default=512)
     ap.add_argument('--device', default=None)
     ap.add_argument('--smoke', action='store_true', help="the worst cases' members at CPU size (a dry run)")
+    ap.add_argument('--against', default=None, metavar='REC',
+                    help="a ref-extras record of the run: the worst cases alone, compared with its reference (one run only)")
     a = ap.parse_args(argv)
     known = ('linf_8', 'l2_05', 'l1_12')
     bad = [c for c in a.columns.split(',') if c not in known]
     if bad or not a.columns: ap.error(f"--columns: {', '.join(bad) or 'empty'} not one of {', '.join(known)} (the columns with a reference AutoAttack)")
+    if a.against and len(a.runs_) != 1: ap.error('--against: one run only (the record is of one run)')
     failed = 0
     for run in a.runs_:
         try:
