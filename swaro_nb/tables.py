@@ -12,11 +12,11 @@ from .stats import compare_records, VERDICTS
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS',
-           'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table', 'load_results',
-           'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table', 'variant',
-           'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras', 'five_seed_records', 'seed_counts',
-           'verdict_set', 'older_verdict_records', 'verdict_columns', 'verdict_comparisons', 'verdict_table',
-           'mechanism_sentence', 'reference_checks', 'paper_anomalies']
+           'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
+           'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table',
+           'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras', 'five_seed_records',
+           'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns', 'verdict_comparisons',
+           'verdict_table', 'mechanism_sentence', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -527,21 +527,25 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
             + (f", with no clear difference on the other {n_same} columns tested" if n_same else '') + '.')
 
 # %% ../nbs/10a_tables.ipynb #43ab3770
+def gap_check(gap: float  # worst case minus reference, points
+             ) -> str:  # 'ok', or by how much the worst case is weaker beyond the tolerance
+    "The verdict on one worst case against the reference: within `REF_TOLERANCE` or weaker."
+    from swaro_nb.robustness import REF_TOLERANCE
+    if gap <= REF_TOLERANCE + 1e-9: return 'ok'
+    return f"worst case weaker by {gap - REF_TOLERANCE:.2f} beyond {REF_TOLERANCE:g}"
+
 def _check_row(r: dict, h: str, col: str, c: dict, label: str) -> dict:
     "One row of `reference_checks`: a record's check of worst case `col` on head `h`, with the per-image disagreement."
-    from swaro_nb.robustness import REF_TOLERANCE
     from swaro_nb.stats import per_image_correct
     w, ref, n = per_image_correct(r, h, col), per_image_correct(r, h, c['reference_key']), c['n']
     both = w is not None and ref is not None
-    ok = c['gap'] <= REF_TOLERANCE + 1e-9
     members = (((r.get('budgets') or {}).get('attacks') or {}).get(col) or {}).get('members')   # what it ran
     return {'variant': label, 'run': r['run'], 'head': h, 'column': col, 'members': ', '.join(members or ()) or None,
             'worst case': c['column'],
             'reference': c['reference'], 'gap': c['gap'], 'images': n,
             'broken by the reference only': int((w[:n] & ~ref[:n]).sum()) if both else None,
             'broken by the worst case only': int((~w[:n] & ref[:n]).sum()) if both else None,
-            'check': 'ok' if ok else f"worst case weaker by {c['gap'] - REF_TOLERANCE:.2f} beyond {REF_TOLERANCE:g}",
-            'record': f"{r['run']}-{r['kind']}"}   # <run>-eval or <run>-ref-extras
+            'check': gap_check(c['gap']), 'record': f"{r['run']}-{r['kind']}"}   # <run>-eval or <run>-ref-extras
 
 def reference_checks(results,  # the results folder (e.g. swaro_nb.core.results_dir())
                      heads=('le', 'rle'),  # the heads whose checks are listed (ref_extras.py attacks the LE head)
@@ -563,6 +567,31 @@ def reference_checks(results,  # the results folder (e.g. swaro_nb.core.results_
     return pd.DataFrame(rows, columns=['variant', 'run', 'head', 'column', 'members', 'worst case', 'reference', 'gap',
                                        'images', 'broken by the reference only', 'broken by the worst case only',
                                        'check', 'record'])
+
+# %% ../nbs/10a_tables.ipynb #f9f9b106
+WORST_CHECK_DIR = Path('checks')  # under results/: `ref_extras.py --against` records (kind 'worst-check')
+
+def worst_checks(results  # the results folder (e.g. swaro_nb.core.results_dir())
+                ) -> 'pandas.DataFrame':  # a row per record and column
+    ("The library's worst cases of later commits on a committed model's head, beside a reference AutoAttack already "
+     "recorded on the same images: accuracies, gap, the images only one of the two breaks, and both commits.")
+    import pandas as pd
+    d = Path(results) / WORST_CHECK_DIR
+    rows = []
+    for r in (load_results(d, kind='worst-check') if d.is_dir() else []):
+        for col, c in r['ref_check'].items():
+            members = ((r.get('budgets') or {}).get('attacks') or {}).get(col, {}).get('members')
+            rows.append({'run': r['run'], 'head': r.get('head', 'le'), 'column': col,
+                         'members': ', '.join(members or ()) or None, 'worst case': c['column'],
+                         'reference': c['reference'], 'gap': c['gap'], 'images': c['n'],
+                         'broken by the reference only': c.get('only_reference'),
+                         'broken by the worst case only': c.get('only_column'),
+                         'check': gap_check(c['gap']), 'commit': (r.get('commit') or '')[:7],
+                         'reference commit': ((r.get('against') or {}).get('commit') or '')[:7],
+                         'card': r.get('card'), 'date': (r.get('date') or '')[:10]})
+    return pd.DataFrame(rows, columns=['run', 'head', 'column', 'members', 'worst case', 'reference', 'gap', 'images',
+                                       'broken by the reference only', 'broken by the worst case only', 'check',
+                                       'commit', 'reference commit', 'card', 'date'])
 
 # %% ../nbs/10a_tables.ipynb #5e3af3f6
 RADIUS_PAIRS = (('linf_8', 'linf_16'), ('l2_025', 'l2_05'), ('l1_784', 'l1_12'))  # (smaller, larger) radius, one norm
