@@ -28,9 +28,11 @@ needs_cifar100 = pytest.mark.skipif(_C100 is not None, reason=_C100 or '')
 
 # The test files, longest first (roughly, from `--durations`): pytest-xdist's `--dist loadfile` hands whole files to the
 # workers in collection order, so a long file collected late can leave one worker running it alone at the end.
-LONGEST_FIRST = ('test_plan.py', 'test_eval.py', 'test_docs.py', 'test_experiments.py', 'test_readme.py',
-                 'test_bad_input.py', 'test_train.py', 'test_hub.py', 'test_compile_check.py', 'test_plain_install.py',
-                 'test_cleanup.py')
+# The GPU session scripts' end-to-end tests are a file of their own (test_plan_sessions.py), apart from the planner's fast
+# tests (test_plan.py), so that the two workers share them instead of one running both.
+LONGEST_FIRST = ('test_eval.py', 'test_plan_sessions.py', 'test_readme.py', 'test_train.py', 'test_docs.py', 'test_experiments.py',
+                 'test_bad_input.py', 'test_hub.py', 'test_compile_check.py', 'test_plain_install.py', 'test_baselines.py',
+                 'test_cleanup.py', 'test_plan.py')
 
 
 def pytest_collection_modifyitems(config, items):

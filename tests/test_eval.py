@@ -23,6 +23,21 @@ def runs(tmp_path_factory):
 def _eval(*args):
     return subprocess.run([script('swaro_eval'), *map(str, args), '--no-progress', '--device', 'cpu'], capture_output=True, text=True, timeout=600)
 
+def _eval_errors(cases, cwd, tmp):
+    """Each argument list of `cases` through the `swaro_eval` console script, as `_eval` runs it but in forked children of one
+    interpreter that imported the library once (tests/console_runner.py, as test_bad_input.py runs its cases): the refusals
+    cost no torch import each. Returns one CompletedProcess-like (returncode, stderr) per case, in order."""
+    import sys, types
+    tmp.mkdir(exist_ok=True)
+    jobs = [dict(id=str(i), script=script('swaro_eval'), argv=[*map(str, a)], cwd=str(cwd), env={},
+                 stdout=str(tmp / f'err{i}.out'), stderr=str(tmp / f'err{i}.err')) for i, a in enumerate(cases)]
+    (tmp / 'jobs.json').write_text(json.dumps(jobs))
+    r = subprocess.run([sys.executable, str(Path(__file__).parent / 'console_runner.py'), str(tmp / 'jobs.json'), str(tmp / 'results.json'),
+                        '--parallel', '1'], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp / 'results.json').read_text())
+    return [types.SimpleNamespace(returncode=res[j['id']]['code'], stderr=Path(j['stderr']).read_text()) for j in jobs]
+
 def _accuracies(m: dict):
     "Every accuracy of a metrics dict (nested dicts included)."
     for v in m.values():
@@ -187,12 +202,13 @@ def test_cli_classifier(tmp_path):
     te = load_cifar('cifar10', False); idx = torch.as_tensor(unpack_codes(res['per_image']['test_index'], 24, 'uint16'))
     with torch.no_grad(): ok = (mymodels.make()(te.images[idx].float() / 255).argmax(1) == te.labels[idx]).numpy()
     assert (unpack_bits(res['per_image']['correct']['classifier']['clean'], 24) == ok).all() and m['clean'] == ok.sum() * 100 / 24
-    for args, msg in ((['--classifier', 'mymodels'], 'give MODULE:CALLABLE'), (['--classifier', 'nomodule:make'], 'ModuleNotFoundError'),
-                      (['--classifier', 'mymodels:make', 'runs/x'], 'exactly one of them'),
-                      (['--classifier', 'mymodels:make', '--aff'], 'attacks the classifier as it is, so --aff cannot apply')):
-        e = subprocess.run([script('swaro_eval'), *args, '--smoke', '--device', 'cpu', '--out', 'res2'], capture_output=True, text=True,
-                           timeout=300, cwd=tmp_path)
+    bad = ((['--classifier', 'mymodels'], 'give MODULE:CALLABLE'), (['--classifier', 'nomodule:make'], 'ModuleNotFoundError'),
+           (['--classifier', 'mymodels:make', 'runs/x'], 'exactly one of them'),
+           (['--classifier', 'mymodels:make', '--aff'], 'attacks the classifier as it is, so --aff cannot apply'))
+    errs = _eval_errors([[*args, '--smoke', '--device', 'cpu', '--out', 'res2'] for args, _ in bad], tmp_path, tmp_path / 'io')
+    for (args, msg), e in zip(bad, errs):
         assert e.returncode == 2 and e.stderr.count('\n') == 1 and msg in e.stderr, (args, e.stderr)
+    assert not (tmp_path / 'res2').exists()
 
 def test_cli_pretrained(runs, tmp_path):
     "--pretrained NAME with --weights-root: a packed model's committed head attacked again without its run folder, on its record's images."
@@ -212,13 +228,17 @@ def test_cli_pretrained(runs, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     few = json.loads((tmp_path / 'few' / 'swaro-eval.json').read_text())
     assert few['budgets']['test_images'] == few['per_image']['n'] == 8
-    e = _eval('--pretrained', 'nosuch', '--weights-root', tmp_path / 'W', '--smoke', '--out', tmp_path / 'x')
+    # the refusals below: the same console script with `_eval`'s options, in forked children of one interpreter (`_eval_errors`)
+    tail = ['--out', tmp_path / 'x', '--no-progress', '--device', 'cpu']
+    extras = (['--aff'], ['--le-epochs', '5'], ['--tsne'])
+    e, *errs = _eval_errors([['--pretrained', 'nosuch', '--weights-root', tmp_path / 'W', '--smoke', *tail]]
+                            + [['--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', *extra, *tail]
+                               for extra in (['--no-le'], *extras)], tmp_path, tmp_path / 'io')
     assert e.returncode == 2 and "no model 'nosuch'" in e.stderr
     # the heads asked for are those attacked (this model has LE only), and what would fit a head is refused, not ignored
-    e = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', '--no-le', '--out', tmp_path / 'x')
+    e = errs.pop(0)
     assert e.returncode == 2 and "no rle head to attack (it has: le)" in e.stderr, e.stderr
-    for extra in (['--aff'], ['--le-epochs', '5'], ['--tsne']):
-        e = _eval('--pretrained', 'swaro', '--weights-root', tmp_path / 'W', '--smoke', *extra, '--out', tmp_path / 'x')
+    for extra, e in zip(extras, errs):
         assert e.returncode == 2 and f"so {extra[0]} cannot apply" in e.stderr and 'pretrained_run' in e.stderr, e.stderr
     assert not (tmp_path / 'x').exists()
     from swaro_nb.hub import evaluate_pretrained, WeightsError
