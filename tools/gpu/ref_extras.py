@@ -96,7 +96,8 @@ def extras(run: str, a) -> dict:
 
 
 def versus_reference(correct: dict, rec: dict, cols: list) -> dict:
-    "Each worst case (per-image bits `correct`) against the reference column of ref-extras record `rec`, on its images."
+    ("Each worst case (per-image bits `correct`) against the reference column of ref-extras record `rec`, on its images: "
+     "only_reference counts the images the reference breaks and the worst case leaves correct, only_column the reverse.")
     from swaro_nb.core import unpack_bits
     pi = rec['per_image']; n_all = pi['n']; out = {}
     for c in cols:
