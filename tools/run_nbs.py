@@ -21,7 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # the slowest notebooks (CPU, 2 workers) start first, so that the two workers end together instead of one running the
 # longest alone at the end; the others follow in name order, and the lines are printed in name order whatever the start
-SLOW_FIRST = ('07a_robustness', '07_eval_attacks', '10b_evaluate', '10d_eval_runs', '11_cli', '00_data', '09_baselines', '06d_bench', '06c_train')
+# (longest first, from a fresh clone's test run at a659d36: 07_eval_attacks 157 s, 07c 130 s, 10b 69 s, 06c 67 s, ...)
+SLOW_FIRST = ('07_eval_attacks', '07c_execution', '10b_evaluate', '06c_train', '11_cli', 'index', '10_runs', '10e_hub',
+              '00_data', '06d_bench', '10d_eval_runs', '09_baselines')
 
 def run_one(fn: Path, flags: str, save: str | None) -> int:
     "Execute one notebook in this process (nbdev.test.test_nb semantics); save it executed if asked."
