@@ -96,19 +96,21 @@ def extras(run: str, a) -> dict:
 
 
 def versus_reference(correct: dict, rec: dict, cols: list) -> dict:
-    ("Each worst case (per-image bits `correct`) against the reference column of ref-extras record `rec`, on its images: "
-     "only_reference counts the images the reference breaks and the worst case leaves correct, only_column the reverse.")
+    ("Each worst case (per-image bits `correct`) against the reference column of ref-extras record `rec`, on its images "
+     "(swaro_nb.robustness.ref_check, as an evaluation checks its own): only_reference counts the images the reference "
+     "breaks and the worst case leaves correct, only_column the reverse.")
+    import torch
     from swaro_nb.core import unpack_bits
-    pi = rec['per_image']; n_all = pi['n']; out = {}
+    from swaro_nb.stats import per_image_correct
+    from swaro_nb.robustness import ref_check, REF_PAIRS
+    out = {}
     for c in cols:
-        k = f'ref_aa_{c}'
-        if k not in pi['correct']['le']: raise ValueError(f"{rec.get('run')}: the record holds no {k}")
-        n = pi['n_col'].get(k, n_all)
-        ref = unpack_bits(pi['correct']['le'][k], n_all)[:n]
-        w = unpack_bits(correct[c], n_all)[:n]
-        col, refacc = 100 * w.mean(), 100 * ref.mean()
-        out[c] = dict(column=float(col), reference=float(refacc), reference_key=k, gap=float(col - refacc), n=int(n),
-                      only_reference=int((w & ~ref).sum()), only_column=int((ref & ~w).sum()))
+        ref = per_image_correct(rec, 'le', REF_PAIRS[c])
+        if ref is None: raise ValueError(f"{rec.get('run')}: the record holds no {REF_PAIRS[c]}")
+        w = unpack_bits(correct[c], rec['per_image']['n'])
+        chk = ref_check({c: torch.as_tensor(w), REF_PAIRS[c]: torch.as_tensor(ref)})[c]
+        w = w[:len(ref)]
+        out[c] = dict(chk, only_reference=int((w & ~ref).sum()), only_column=int((ref & ~w).sum()))
     return out
 
 
