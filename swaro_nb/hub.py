@@ -4,7 +4,7 @@
 
 # %% ../nbs/10e_hub.ipynb #e833b753
 from __future__ import annotations
-import dataclasses, hashlib, io, json, math, os, re, shutil, urllib.request, warnings
+import dataclasses, datetime, hashlib, io, json, math, os, re, shutil, subprocess, urllib.request, warnings
 from pathlib import Path
 import numpy as np
 import torch
@@ -21,8 +21,8 @@ from .eval_config import EvalConfig
 # %% auto #0
 __all__ = ['PIECE_BYTES', 'BUDGET_BYTES', 'MANIFEST', 'MANIFEST_VERSION', 'ABOUT', 'PROJECT_URL', 'WeightsError', 'weights_dir',
            'cache_dir', 'split_blob', 'pack_pretrained', 'read_manifest', 'list_pretrained', 'pretrained_info',
-           'load_pretrained', 'check_pretrained', 'evaluate_pretrained', 'pretrained_run', 'robustbench_info',
-           'export_robustbench']
+           'load_pretrained', 'retire_pretrained', 'check_pretrained', 'evaluate_pretrained', 'pretrained_run',
+           'robustbench_info', 'export_robustbench']
 
 # %% ../nbs/10e_hub.ipynb #2aaebb68
 PIECE_BYTES = 15 << 20  # the largest piece: 15 MiB (the GPU host returns files of at most 16 MiB)
@@ -137,7 +137,7 @@ def _write_model(dest: Path, name: str, entry: dict, parts: dict, budget_bytes: 
     total += sum(map(len, parts.values())) + len(json.dumps(man, indent=1).encode())
     if total > budget_bytes:
         raise WeightsError(f"packing {name!r} would bring {dest} to {total / 1e6:.1f} MB, over its budget of "
-                           f"{budget_bytes / 1e6:.0f} MB: remove a model first (its folder and its {MANIFEST} entry)")
+                           f"{budget_bytes / 1e6:.0f} MB: retire a model first (tools/pack_weights.py --retire NAME)")
     stage, old = dest / f'.{name}.new{os.getpid()}', dest / f'.{name}.old{os.getpid()}'
     try:
         stage.mkdir(parents=True)
@@ -229,12 +229,30 @@ def read_manifest(root=None  # the repository's weights/ (None), a folder, or an
     return man
 
 # %% ../nbs/10e_hub.ipynb #45680da3
-def _piece(kind: str, loc, p: dict) -> tuple:  # (bytes or None, what is wrong or None)
+def _from_history(loc: Path, commit: str, rel: str) -> bytes | None:
+    "File `rel` of weights folder `loc` as `commit` holds it (`git show`), or None where this checkout lacks it."
+    try: r = subprocess.run(['git', '-C', str(loc), 'show', f'{commit}:./{rel}'], capture_output=True, timeout=300)
+    except (OSError, subprocess.SubprocessError): return None
+    return r.stdout if r.returncode == 0 else None
+
+def _retired_fix(kind: str, commit: str, rel: str) -> str:
+    "How to get a retired model's piece."
+    if kind == 'url': return f"the model is retired (commit {commit[:12]}): load it from a git clone of the repository"
+    return (f"the model is retired: its pieces are in commit {commit[:12]}, which this checkout's history lacks "
+            f"(a shallow clone: `git fetch --unshallow`; by hand: `git show {commit[:12]}:weights/{rel}`)")
+
+def _piece(kind: str, loc, p: dict,
+           commit: str | None = None,  # a retired model's commit: read from git history when not in the folder
+          ) -> tuple:  # (bytes or None, what is wrong or None)
     "A piece of the manifest, checked against its size and sha256 (for an http(s) root: cached or downloaded)."
     rel = p['path']
     path = (_url_cache(loc) if kind == 'url' else loc) / rel
     ok = lambda b: len(b) == p['bytes'] and _sha(b) == p['sha256']
     b = path.read_bytes() if path.is_file() else None
+    if b is None and commit:
+        if kind == 'url': return None, f"{rel}: {_retired_fix(kind, commit, rel)}"
+        b = _from_history(loc, commit, rel)
+        if b is None: return None, f"{rel}: {_retired_fix(kind, commit, rel)}"
     if kind == 'url' and (b is None or not ok(b)):
         try: b = _get(f'{loc}/{rel}')
         except OSError as e: return None, f"{rel}: download of {loc}/{rel} failed ({e})"
@@ -250,7 +268,7 @@ def _read_files(name: str, entry: dict, stems, root) -> dict:
     kind, loc = _where(root)
     out, bad = {}, []
     for stem in stems:
-        got = [_piece(kind, loc, p) for p in entry['files'][stem]['pieces']]
+        got = [_piece(kind, loc, p, (entry.get('retired') or {}).get('commit')) for p in entry['files'][stem]['pieces']]
         bad += [why for _, why in got if why]
         out[stem] = b''.join(b for b, _ in got if b is not None)
     if bad: raise WeightsError(f"model {name!r} in {loc}: {len(bad)} bad piece{'s' * (len(bad) > 1)}: {'; '.join(bad)}")
@@ -299,6 +317,32 @@ def load_pretrained(name: str,  # a name `list_pretrained` gives
     model = LinearClassifier(enc, e['feature_dim'], e['n_classes'], copy_encoder=False)
     model.head.load_state_dict(load(files['heads'])[head])
     return model.to(dev).eval()
+
+# %% ../nbs/10e_hub.ipynb #2e44ff00
+def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet retired
+                      root=None,  # the repository's weights/ (None) or a folder inside a git checkout
+                     ) -> dict:  # the model's manifest entry, now with 'retired': {'commit', 'date'}
+    "Take a committed model's pieces out of the weights folder; it stays listed and loads from the commit holding them."
+    kind, loc = _where(root)
+    if kind == 'url': raise WeightsError("retire_pretrained works on a folder inside a git checkout, not on an address")
+    man, e = read_manifest(root), pretrained_info(name, root)
+    if e.get('retired'): raise WeightsError(f"model {name!r} is already retired (commit {e['retired']['commit'][:12]})")
+    try:
+        commit = subprocess.run(['git', '-C', str(loc), 'rev-parse', 'HEAD'], capture_output=True, text=True,
+                                check=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError): commit = None
+    pieces = [p for f in e['files'].values() for p in f['pieces']]
+    held = lambda p, b: b is not None and len(b) == p['bytes'] and _sha(b) == p['sha256']
+    bad = [p['path'] for p in pieces if not commit or not held(p, _from_history(loc, commit, p['path']))]
+    if bad:
+        raise WeightsError(f"the current commit{' ' + commit[:12] if commit else ''} does not hold model {name!r} as "
+                           f"{MANIFEST} lists it ({', '.join(bad)}): commit its pieces first (git add {loc}/{name}; "
+                           "git commit), then retire it")
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+    e = {**e, 'retired': dict(commit=commit, date=now)}
+    atomic_json({**man, 'models': {**man['models'], name: e}}, loc / MANIFEST)
+    shutil.rmtree(loc / name, ignore_errors=True)
+    return e
 
 # %% ../nbs/10e_hub.ipynb #2c579b36
 def check_pretrained(name: str,  # a name `list_pretrained` gives

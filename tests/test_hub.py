@@ -272,7 +272,8 @@ def _committed() -> list:
     if not man.is_file(): why = f'{man} is not in this checkout (a sparse checkout without weights/)'
     else:
         models = json.loads(man.read_text())['models']
-        cases = [(n, h) for n, e in sorted(models.items()) for h, v in e['heads'].items() if v.get('metrics')]
+        cases = [(n, h) for n, e in sorted(models.items()) for h, v in e['heads'].items()
+                 if v.get('metrics') and not e.get('retired')]   # a retired model's pieces come from git history
         if cases: return cases
         why = ('weights/MANIFEST.json lists no models yet' if not models else
                f"weights/MANIFEST.json lists {', '.join(models)}, none with an evaluated head")
@@ -286,8 +287,18 @@ def test_committed_weights_within_budget():
     man = hub.read_manifest(W)
     files = {p.relative_to(W).as_posix(): p.stat().st_size for p in W.rglob('*') if p.is_file()}
     assert sum(files.values()) <= hub.BUDGET_BYTES, f'weights/ holds {sum(files.values()) / 1e6:.1f} MB'
-    listed = {p['path']: p['bytes'] for e in man['models'].values() for f in e['files'].values() for p in f['pieces']}
+    here = {n: e for n, e in man['models'].items() if not e.get('retired')}
+    listed = {p['path']: p['bytes'] for e in here.values() for f in e['files'].values() for p in f['pieces']}
     assert {k: v for k, v in files.items() if k not in ('MANIFEST.json', 'README.md')} == listed
+    for n, e in man['models'].items():   # a retired model's pieces are in the commit its entry names, exactly
+        if not e.get('retired'): continue
+        assert not (W / n).exists(), f'{n} is retired but weights/{n} is still there'
+        if subprocess.run(['git', '-C', str(W), 'cat-file', '-e', e['retired']['commit']], capture_output=True).returncode:
+            continue   # a shallow clone without that commit: the hub's own error covers it (10e_hub)
+        for f in e['files'].values():
+            for p in f['pieces']:
+                b = subprocess.run(['git', '-C', str(W), 'show', f"{e['retired']['commit']}:./{p['path']}"], capture_output=True).stdout
+                assert len(b) == p['bytes'] and hashlib.sha256(b).hexdigest() == p['sha256'], f"{n}: {p['path']} in history"
 
 
 @pytest.mark.parametrize('name,head', _committed())

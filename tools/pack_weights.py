@@ -2,25 +2,36 @@
 """Pack a run's float16 encoder and its LE/rLE heads into weights/ (swaro_nb.hub.pack_pretrained), then check it loads.
 
   python tools/pack_weights.py RUN_DIR [--name NAME] [--record results/eval/RUN-eval.json ...] [--heads FILE] [--dest weights]
+  python tools/pack_weights.py --retire NAME [--dest weights]     # then commit the removal
 
 RUN_DIR is a run folder (checkpoint.pt, or config.json + weights.pt). Each --record is an evaluation record of that run;
 the heads it evaluated are taken from the `<run>-eval-heads.pt` beside it (or from --heads). Refuses, writing nothing,
-when weights/ would pass its 150 MB budget. After packing, every head with a record is checked against it on the first
+when weights/ would pass its 150 MB budget: --retire NAME first takes a committed model's pieces out of weights/ (it stays
+listed and loads from the commit that holds them, swaro_nb.hub.retire_pretrained). After packing, every head with a record is checked against it on the first
 200 of the record's test images (--check 0 skips it; it needs CIFAR under the data root)."""
 import argparse, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from swaro_nb.hub import WeightsError, check_pretrained, pack_pretrained
+from swaro_nb.hub import WeightsError, check_pretrained, pack_pretrained, retire_pretrained
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('run_dir', help='the run folder')
+    ap.add_argument('run_dir', nargs='?', help='the run folder')
+    ap.add_argument('--retire', metavar='NAME', default=None,
+                    help='retire committed model NAME instead (its pieces leave weights/; it loads from git history)')
     ap.add_argument('--name', default=None, help="the model's name in weights/ (default: the run folder's name)")
     ap.add_argument('--record', action='append', default=[], help='an evaluation record of the run (repeatable)')
     ap.add_argument('--heads', default=None, help="a heads file {'le': state_dict, 'rle': state_dict} (default: beside each record)")
     ap.add_argument('--dest', default=None, help="the weights folder (default: this checkout's weights/)")
     ap.add_argument('--check', type=int, default=200, help='test images of the check against each record (0: no check)')
     a = ap.parse_args(argv)
+    if a.retire:
+        if a.run_dir: ap.error('--retire takes a model name and no run folder')
+        try: e = retire_pretrained(a.retire, a.dest)
+        except WeightsError as err: sys.exit(f'error: {err}')
+        print(f"{a.retire}: retired; its pieces are in commit {e['retired']['commit'][:12]} (commit the removal now)")
+        return 0
+    if not a.run_dir: ap.error('a run folder, or --retire NAME')
     try: e = pack_pretrained(a.run_dir, a.name, heads=a.heads, records=a.record, dest=a.dest)
     except (WeightsError, ValueError) as err: sys.exit(f'error: {err}')
     name = a.name or Path(a.run_dir).resolve().name
