@@ -733,7 +733,7 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     assert mp.mixed_plan('c10-200-rocl-s1', [], seed0) == json.loads((ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json').read_text())
     m2 = mp.mixed_plan('c10-200-rand-s1', ['c10-200-rocl-s1'], ['c10-200-swaro-s0', 'c10-200-swaro-s1'])
     assert m2 == json.loads((ROOT / 'tools/gpu/plans/five-seed-m2-x2.json').read_text())
-    m3 = mp.mixed_plan('c10-200-swaro-s2', ['c10-200-rand-s1'], ['c10-200-rocl-s1', 'c10-200-swaro-s1'])
+    m3 = mp.mixed_plan('c10-200-rand-s2', ['c10-200-rand-s1'], ['c10-200-rocl-s1', 'c10-200-swaro-s1'])
     assert m3 == json.loads((ROOT / 'tools/gpu/plans/five-seed-m3-x2.json').read_text())
     one = mp.mixed_plan('c10-200-rocl-s1', [], ['c10-200-rocl-s0', 'c10-200-swaro-s0'], gpus=1)
     assert one == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rocl-s1-h200.json').read_text())
