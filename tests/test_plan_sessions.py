@@ -103,8 +103,10 @@ def test_repro_session_evaluates_a_committed_encoder(tiny_run, tmp_path):
     assert torch.load(W / 'tiny.pt', weights_only=True).keys() == {'encoder'}
     hs = torch.load(W / 'tiny-eval-heads.pt', weights_only=True)   # the committed head, where ref_extras.py reads it
     assert torch.equal(hs['le']['weight'], le['weight']) and (hs['feature_dim'], hs['n_classes']) == (64, 10)
+    # the lease's own flags (EVAL; at CPU size: 8 images) with the columns checked here: the default flags' evaluation
+    # (every protocol, AutoAttack, Table 3) runs in test_repro_session_evaluates_a_preloaded_run_without_training_it
     env.update(SMOKE='1', S=str(S), RUNS='tiny:smoke:0', PRELOAD='tiny', WEIGHTS_DIR=str(W), DEADLINE='400',
-               PYTHON=sys.executable, GPUS='0', PROCS='1', EVAL_FROM='f16')
+               PYTHON=sys.executable, GPUS='0', PROCS='1', EVAL_FROM='f16', EVAL='--no-rle --attacks clean,linf_8')
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=env, cwd=work, capture_output=True, text=True, timeout=420)
     events = (S / 'events.log').read_text()
     assert r.returncode == 0 and 'tiny: preloaded (weights checked)' in events and 'tiny: eval (fp32) exit 0' in events, events
