@@ -89,7 +89,12 @@ def test_repro_session_evaluates_a_committed_encoder(tiny_run, tmp_path):
     (work / 'results' / 'runs').mkdir(parents=True)
     env = dict(os.environ, OMP_NUM_THREADS='1', MPLBACKEND='Agg', PYTHONPATH=str(ROOT))
     tiny_copy(tiny_run, tmp_path)   # the module's tiny run (trained once by `swaro_nb.cli train`), a copy of its own
-    le = {'weight': torch.randn(10, 64), 'bias': torch.randn(10)}   # a head, as an evaluation fits it (width 8: 64 features)
+    # a head, as an evaluation fits it (width 8: 64 features): fixed random weights. From the worker's global generator, the
+    # head depended on the tests run before it, and so did the cost of ref_extras.py below: 2 s when it classifies none of the
+    # 4 images the reference gets, 100 s when it classifies some that survive to the reference's Square (5,000 queries).
+    # This one classifies none (the reference on images it must attack: test_ref_extras_attacks_the_given_head_on_the_records_images)
+    g = torch.Generator().manual_seed(0)
+    le = {'weight': torch.randn(10, 64, generator=g), 'bias': torch.randn(10, generator=g)}
     hub.pack_pretrained(tmp_path / 'runs' / 'tiny', dest=hubw, heads={'le': le})   # in pieces, as weights/ holds them
     for f in ('config.json', 'run.json', 'metrics.jsonl'):
         (work / 'results/runs/tiny').mkdir(exist_ok=True); (work / 'results/runs/tiny' / f).write_bytes((tmp_path / 'runs/tiny' / f).read_bytes())
