@@ -26,13 +26,15 @@ _C100 = cifar100_missing()
 needs_cifar100 = pytest.mark.skipif(_C100 is not None, reason=_C100 or '')
 
 
-# The test files, longest first (roughly, from `--durations`): pytest-xdist's `--dist loadfile` hands whole files to the
-# workers in collection order, so a long file collected late can leave one worker running it alone at the end.
-# The GPU session scripts' end-to-end tests are a file of their own (test_plan_sessions.py), apart from the planner's fast
-# tests (test_plan.py), so that the two workers share them instead of one running both.
-LONGEST_FIRST = ('test_eval.py', 'test_plan_sessions.py', 'test_readme.py', 'test_train.py', 'test_docs.py', 'test_experiments.py',
-                 'test_bad_input.py', 'test_hub.py', 'test_compile_check.py', 'test_plain_install.py', 'test_baselines.py',
-                 'test_cleanup.py', 'test_plan.py')
+# The test files, longest first (from `--durations=0` on 2 workers: eval 205 s, train 168, plan_sessions ~145, experiments
+# 121, readme 103, hub 79, docs 77, bad_input 62, ddp 48, baselines 44, compile_check 44, plain_install 42, snapshots 38,
+# cleanup 35, data_cli 25; the rest under 10 s): pytest-xdist's `--dist loadfile` hands whole files to the workers in
+# collection order, so a long file collected late (or left out of this list: it goes last) can leave one worker running it
+# alone at the end. The GPU session scripts' end-to-end tests are a file of their own (test_plan_sessions.py), apart from the
+# planner's fast tests (test_plan.py), so that the two workers share them instead of one running both.
+LONGEST_FIRST = ('test_eval.py', 'test_train.py', 'test_plan_sessions.py', 'test_experiments.py', 'test_readme.py', 'test_hub.py',
+                 'test_docs.py', 'test_bad_input.py', 'test_ddp.py', 'test_baselines.py', 'test_compile_check.py', 'test_plain_install.py',
+                 'test_snapshots.py', 'test_cleanup.py', 'test_data_cli.py', 'test_data_fetch.py', 'test_plan.py')
 
 
 def pytest_collection_modifyitems(config, items):
