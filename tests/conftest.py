@@ -1,4 +1,4 @@
-import os, sys
+import json, os, subprocess, sys, types
 from pathlib import Path
 import pytest
 
@@ -11,6 +11,27 @@ def root(): return ROOT
 def script(name: str) -> str:
     "Path of a console script installed beside this interpreter."
     return str(BIN / name)
+
+@pytest.fixture(scope='session')
+def console(tmp_path_factory):
+    """run(name, *args, cwd=None, timeout=600): the console script `name` installed beside this interpreter, run with `args`
+    as `subprocess.run(..., capture_output=True, text=True)` would, but in a forked child of one interpreter per test process
+    that imported the library once (tests/console_runner.py --serve): the script's own file as `__main__`, its own working
+    directory, stdout and stderr, without the seconds of importing torch each call. Returns (returncode, stdout, stderr)."""
+    io = tmp_path_factory.mktemp('console')
+    server = subprocess.Popen([sys.executable, str(Path(__file__).parent / 'console_runner.py'), '--serve'], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, 'OMP_NUM_THREADS': '1'})
+    calls = []
+    def run(name, *args, cwd=None, timeout=600):
+        k = len(calls); calls.append(name)
+        job = dict(id=str(k), script=script(name), argv=[*map(str, args)], cwd=str(cwd or os.getcwd()), env={}, timeout=timeout,
+                   stdout=str(io / f'{k}.out'), stderr=str(io / f'{k}.err'))
+        server.stdin.write(json.dumps(job) + '\n'); server.stdin.flush()
+        res = json.loads(server.stdout.readline())
+        assert res['id'] == job['id'], res
+        return types.SimpleNamespace(returncode=res['code'], stdout=Path(job['stdout']).read_text(), stderr=Path(job['stderr']).read_text())
+    yield run
+    server.stdin.close(); server.wait(timeout=60)
 
 def cifar100_missing() -> str | None:
     "Why CIFAR-100 cannot be used on this machine (None when both splits are under the data root)."

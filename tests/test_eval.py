@@ -20,8 +20,17 @@ def runs(tmp_path_factory):
     train(make_config('smoke', name='rocl', out_dir=str(d), method='rocl', **{**TINY, 'epochs': 1}), device='cpu')
     return d
 
+@pytest.fixture(autouse=True)
+def _console(console):
+    "`_eval` runs through the `console` fixture (tests/conftest.py) while a test of this module runs."
+    global _run_script
+    _run_script = console; yield; _run_script = None
+
+_run_script = None
+
 def _eval(*args):
-    return subprocess.run([script('swaro_eval'), *map(str, args), '--no-progress', '--device', 'cpu'], capture_output=True, text=True, timeout=600)
+    "`swaro_eval ARGS --no-progress --device cpu`, the console script run as a process of its own would run it (`console`)."
+    return _run_script('swaro_eval', *args, '--no-progress', '--device', 'cpu', timeout=600)
 
 def _eval_errors(cases, cwd, tmp):
     """Each argument list of `cases` through the `swaro_eval` console script, as `_eval` runs it but in forked children of one
