@@ -20,8 +20,17 @@ def runs(tmp_path_factory):
     train(make_config('smoke', name='rocl', out_dir=str(d), method='rocl', **{**TINY, 'epochs': 1}), device='cpu')
     return d
 
+@pytest.fixture(autouse=True)
+def _console(console):
+    "`_eval` runs through the `console` fixture (tests/conftest.py) while a test of this module runs."
+    global _run_script
+    _run_script = console; yield; _run_script = None
+
+_run_script = None
+
 def _eval(*args):
-    return subprocess.run([script('swaro_eval'), *map(str, args), '--no-progress', '--device', 'cpu'], capture_output=True, text=True, timeout=600)
+    "`swaro_eval ARGS --no-progress --device cpu`, the console script run as a process of its own would run it (`console`)."
+    return _run_script('swaro_eval', *args, '--no-progress', '--device', 'cpu', timeout=600)
 
 def _eval_errors(cases, cwd, tmp):
     """Each argument list of `cases` through the `swaro_eval` console script, as `_eval` runs it but in forked children of one
@@ -81,7 +90,8 @@ def test_cli_smoke_one_run(runs, tmp_path):
 def test_cli_transfer_cifar100(runs, tmp_path):
     "--transfer cifar100 (Table 5): LE of the CIFAR-10 encoder on CIFAR-100, its record and its table row beside the paper's."
     out = tmp_path / 'res'
-    r = _eval(runs / 'swaro', '--smoke', '--no-rle', '--le-epochs', 1, '--n-test', 16, '--train-per-class', 20, '--transfer', 'cifar100', '--out', out)
+    r = _eval(runs / 'swaro', '--smoke', '--no-rle', '--le-epochs', 1, '--n-test', 16, '--train-per-class', 20, '--transfer', 'cifar100', '--out', out,
+              '--attacks', 'clean')   # the CIFAR-10 record's attacks are test_cli_smoke_one_run's: here the transfer alone
     assert r.returncode == 0, r.stderr[-4000:]
     t = json.loads((out / 'swaro-transfer-cifar100.json').read_text())
     assert (t['source'], t['target'], t['budgets']['train_images']) == ('cifar10', 'cifar100', 2000) and 0 <= t['metrics']['clean'] <= 100

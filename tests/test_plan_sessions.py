@@ -89,7 +89,12 @@ def test_repro_session_evaluates_a_committed_encoder(tiny_run, tmp_path):
     (work / 'results' / 'runs').mkdir(parents=True)
     env = dict(os.environ, OMP_NUM_THREADS='1', MPLBACKEND='Agg', PYTHONPATH=str(ROOT))
     tiny_copy(tiny_run, tmp_path)   # the module's tiny run (trained once by `swaro_nb.cli train`), a copy of its own
-    le = {'weight': torch.randn(10, 64), 'bias': torch.randn(10)}   # a head, as an evaluation fits it (width 8: 64 features)
+    # a head, as an evaluation fits it (width 8: 64 features): fixed random weights. From the worker's global generator, the
+    # head depended on the tests run before it, and so did the cost of ref_extras.py below: 2 s when it classifies none of the
+    # 4 images the reference gets, 100 s when it classifies some that survive to the reference's Square (5,000 queries).
+    # This one classifies none (the reference on images it must attack: test_ref_extras_attacks_the_given_head_on_the_records_images)
+    g = torch.Generator().manual_seed(0)
+    le = {'weight': torch.randn(10, 64, generator=g), 'bias': torch.randn(10, generator=g)}
     hub.pack_pretrained(tmp_path / 'runs' / 'tiny', dest=hubw, heads={'le': le})   # in pieces, as weights/ holds them
     for f in ('config.json', 'run.json', 'metrics.jsonl'):
         (work / 'results/runs/tiny').mkdir(exist_ok=True); (work / 'results/runs/tiny' / f).write_bytes((tmp_path / 'runs/tiny' / f).read_bytes())
@@ -103,8 +108,10 @@ def test_repro_session_evaluates_a_committed_encoder(tiny_run, tmp_path):
     assert torch.load(W / 'tiny.pt', weights_only=True).keys() == {'encoder'}
     hs = torch.load(W / 'tiny-eval-heads.pt', weights_only=True)   # the committed head, where ref_extras.py reads it
     assert torch.equal(hs['le']['weight'], le['weight']) and (hs['feature_dim'], hs['n_classes']) == (64, 10)
+    # the lease's own flags (EVAL; at CPU size: 8 images) with the columns checked here: the default flags' evaluation
+    # (every protocol, AutoAttack, Table 3) runs in test_repro_session_evaluates_a_preloaded_run_without_training_it
     env.update(SMOKE='1', S=str(S), RUNS='tiny:smoke:0', PRELOAD='tiny', WEIGHTS_DIR=str(W), DEADLINE='400',
-               PYTHON=sys.executable, GPUS='0', PROCS='1', EVAL_FROM='f16')
+               PYTHON=sys.executable, GPUS='0', PROCS='1', EVAL_FROM='f16', EVAL='--no-rle --attacks clean,linf_8')
     r = subprocess.run(['bash', str(ROOT / 'tools/gpu/repro_session.sh')], env=env, cwd=work, capture_output=True, text=True, timeout=420)
     events = (S / 'events.log').read_text()
     assert r.returncode == 0 and 'tiny: preloaded (weights checked)' in events and 'tiny: eval (fp32) exit 0' in events, events

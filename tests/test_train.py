@@ -71,30 +71,30 @@ def test_bad_configs(over, msg):
     from swaro_nb.methods import check_config
     with pytest.raises(ConfigError, match=msg): check_config(make_config('smoke', **over))
 
-def test_console_script_trains_and_reports_errors(tmp_path):
-    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'cli', '--out-dir', str(tmp_path), '--epochs', '1',
-                        '--subset-per-class', '10', '--batch-size', '50', '--monitor-every', '1', '--monitor-bank', '100',
-                        '--monitor-test', '50', '--progress', 'false'], capture_output=True, text=True)
+def test_console_script_trains_and_reports_errors(tmp_path, console):
+    r = console('swaro_train', '--preset', 'smoke', '--name', 'cli', '--out-dir', str(tmp_path), '--epochs', '1',
+                '--subset-per-class', '10', '--batch-size', '50', '--monitor-every', '1', '--monitor-bank', '100',
+                '--monitor-test', '50', '--progress', 'false')
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'cli' / 'checkpoint.pt').exists() and 'epochs done: 1/1' in r.stdout
-    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--batch-size', '1', '--out-dir', str(tmp_path)], capture_output=True, text=True)
+    r = console('swaro_train', '--preset', 'smoke', '--batch-size', '1', '--out-dir', str(tmp_path))
     assert r.returncode == 2 and r.stderr.startswith('swaro_train: error:') and 'Traceback' not in r.stderr
 
-def test_truncated_checkpoint_is_reported_and_kept(tmp_path):
+def test_truncated_checkpoint_is_reported_and_kept(tmp_path, console):
     "A 100-byte checkpoint: one clear error line from the console script, exit 2, the file left as it was."
     d = tmp_path / 'smoke'; d.mkdir(); (d / 'checkpoint.pt').write_bytes(b'x' * 100)
-    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'smoke', '--out-dir', str(tmp_path)], capture_output=True, text=True)
+    r = console('swaro_train', '--preset', 'smoke', '--name', 'smoke', '--out-dir', str(tmp_path))
     assert r.returncode == 2 and 'truncated or corrupt' in r.stderr and '--name' in r.stderr and 'Traceback' not in r.stderr, r.stderr
     assert (d / 'checkpoint.pt').read_bytes() == b'x' * 100
 
-def test_missing_data_root_leaves_no_run_folder(tmp_path):
-    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--name', 'x', '--out-dir', str(tmp_path / 'runs'),
-                        '--data-root', str(tmp_path / 'nonexistent')], capture_output=True, text=True)
+def test_missing_data_root_leaves_no_run_folder(tmp_path, console):
+    r = console('swaro_train', '--preset', 'smoke', '--name', 'x', '--out-dir', str(tmp_path / 'runs'),
+                '--data-root', str(tmp_path / 'nonexistent'))
     assert r.returncode == 2 and 'swaro_data fetch cifar10' in r.stderr and 'Traceback' not in r.stderr, r.stderr
     assert not (tmp_path / 'runs').exists()
 
-def test_help_shows_the_presets_defaults():
-    r = subprocess.run([script('swaro_train'), '--preset', 'smoke', '--help'], capture_output=True, text=True)
+def test_help_shows_the_presets_defaults(console):
+    r = console('swaro_train', '--preset', 'smoke', '--help')
     assert r.returncode == 0 and 'default 6 (preset smoke)' in r.stdout and '_MISSING_TYPE' not in r.stdout
 
 def test_rocl_code_objective_trains(tmp_path):
@@ -186,11 +186,10 @@ def test_killed_doubled_stopped_and_full_runs_leave_one_history(tmp_path):
     resumes = json.loads((d / 'run.json').read_text())['resumes']
     assert [r['at_epoch'] for r in resumes] == [killed_at, n] and resumes[0]['changed'] == {}, resumes
 
-def test_no_preset_on_a_cpu_is_the_smoke_preset(tmp_path):
+def test_no_preset_on_a_cpu_is_the_smoke_preset(tmp_path, console):
     "swaro_train without --preset on a machine without a GPU says in one line that it trains the smoke preset (here it stops at the data)."
     if torch.cuda.is_available(): pytest.skip('this machine has a GPU: there no preset is an error (checked in nbs/11_cli.ipynb)')
-    r = subprocess.run([script('swaro_train'), '--name', 'x', '--out-dir', str(tmp_path), '--data-root', str(tmp_path / 'none')],
-                       capture_output=True, text=True)
+    r = console('swaro_train', '--name', 'x', '--out-dir', str(tmp_path), '--data-root', str(tmp_path / 'none'))
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 2 and 'no preset given: training the smoke preset on this CPU' in lines[0], r.stderr
     assert list(tmp_path.iterdir()) == []

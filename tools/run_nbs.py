@@ -7,15 +7,17 @@ With no notebook given, runs every `nbs/*.ipynb` (experiment notebooks are run b
 papermill instead). Prints one line per notebook and ends with `notebooks: N passed, N failed`.
 Exit status 1 when any notebook fails.
 
-Each notebook runs with a temporary folder of its own as TMPDIR (inside the one this script is given), removed when
-the notebook ends: files a notebook leaves there are reported on a `note:` line and removed with it.
+Each notebook runs in a process of its own, with a temporary folder of its own as TMPDIR (inside the one this script is
+given), removed when the notebook ends: files a notebook leaves there are reported on a `note:` line and removed with it.
+That process is a fork of this one made after torch and the runner's own modules (nbdev's processor, execnb's shell,
+nbdev.showdoc, fastcore.test) are imported: no thread runs and no tensor exists at the fork, so each notebook starts as
+a fresh interpreter would, minus the ~4.5 s of CPU those imports take (on 30 notebooks, about a minute of the stage).
 
 `--save DIR` writes each passing notebook to DIR (same path relative to nbs/) as the source notebook
 with the outputs of this run attached: cell sources keep their `#| ...` directives (nbdev's processor
 strips them from the copy it executes), so `tools/nb_outputs.py` can find the `#| cuda` / `#| slow` cells.
 """
-import argparse, getpass, os, subprocess, sys, tempfile, time, json
-from concurrent.futures import ThreadPoolExecutor
+import argparse, atexit, getpass, os, shutil, sys, tempfile, time, traceback, json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,29 +88,66 @@ def main():
     # torch's compile cache is shared by the notebooks (it is a cache, not litter); everything else a notebook writes to
     # TMPDIR lands in a folder of its own, removed when the notebook ends
     inductor = os.environ.get('TORCHINDUCTOR_CACHE_DIR') or os.path.join(tempfile.gettempdir(), f'torchinductor_{getpass.getuser()}')
-    def job(fn):
-        t = time.time()
-        cmd = [sys.executable, __file__, str(fn), '--one', '--flags', a.flags] + (['--save', a.save] if a.save else [])
-        with tempfile.TemporaryDirectory(prefix=f'nb-{fn.stem}-') as tmp:
-            env = {**os.environ, 'TMPDIR': tmp, 'TORCHINDUCTOR_CACHE_DIR': inductor,
-                   **({'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'} if a.workers > 1 else {})}  # no oversubscription
-            r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
-            left = sum(1 for _ in Path(tmp).rglob('*'))
-        return fn, r, time.time() - t, left
-    passed = failed = 0
+    os.environ.update({'TORCHINDUCTOR_CACHE_DIR': inductor,   # set before torch is imported: the notebooks' processes inherit it
+                       **({'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'} if a.workers > 1 else {})})  # no oversubscription
+    preload()
+    scratch = tempfile.mkdtemp(prefix='run_nbs-')   # each notebook's stdout and stderr (not in its TMPDIR: they are not litter)
     start = sorted(fns, key=lambda f: SLOW_FIRST.index(f.stem) if f.stem in SLOW_FIRST else len(SLOW_FIRST))
-    with ThreadPoolExecutor(a.workers) as ex:
-        futs = {fn: ex.submit(job, fn) for fn in start}
-        for fn, r, dt, left in (futs[fn].result() for fn in fns):
-            ok = r.returncode == 0
-            passed += ok; failed += not ok
-            name = fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn
-            print(f"{'PASS' if ok else 'FAIL'} {name} ({dt:.1f}s)", flush=True)
-            if left: print(f"note: {name} left {left} temporary file(s) and folder(s) in its TMPDIR; removed with it", flush=True)
-            if not ok:  # the traceback's head names the failing cell and check; the tail has the exception (assertion dumps can be long)
-                err = r.stderr if len(r.stderr) < 8000 else r.stderr[:4000] + '\n[...]\n' + r.stderr[-4000:]
-                print(r.stdout[-2000:], err, sep='\n')
+    running, done, printed, passed, failed = {}, {}, 0, 0, 0
+    try:
+        while start or running:
+            while start and len(running) < a.workers:
+                fn = start.pop(0); k = fns.index(fn)
+                tmp = tempfile.mkdtemp(prefix=f'nb-{fn.stem}-')
+                out, err = os.path.join(scratch, f'{k}.out'), os.path.join(scratch, f'{k}.err')
+                t = time.time(); pid = os.fork()
+                if pid == 0: child(fn, a.flags, a.save, tmp, out, err)
+                running[pid] = (fn, tmp, out, err, t)
+            pid, status = os.wait()
+            fn, tmp, out, err, t = running.pop(pid)
+            left = sum(1 for _ in Path(tmp).rglob('*')); shutil.rmtree(tmp, ignore_errors=True)
+            done[fn] = (os.waitstatus_to_exitcode(status), Path(out).read_text(errors='replace'), Path(err).read_text(errors='replace'),
+                        time.time() - t, left)
+            while printed < len(fns) and fns[printed] in done:   # the lines in name order, whatever the start
+                fn = fns[printed]; printed += 1
+                code, stdout, stderr, dt, left = done[fn]
+                ok = code == 0
+                passed += ok; failed += not ok
+                name = fn.relative_to(ROOT) if fn.is_relative_to(ROOT) else fn
+                print(f"{'PASS' if ok else 'FAIL'} {name} ({dt:.1f}s)", flush=True)
+                if left: print(f"note: {name} left {left} temporary file(s) and folder(s) in its TMPDIR; removed with it", flush=True)
+                if not ok:  # the traceback's head names the failing cell and check; the tail has the exception
+                    e = stderr if len(stderr) < 8000 else stderr[:4000] + '\n[...]\n' + stderr[-4000:]
+                    print(stdout[-2000:], e, sep='\n', flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     print(f'notebooks: {passed} passed, {failed} failed')
     sys.exit(1 if failed else 0)
+
+def preload():
+    "Import torch and what `run_one` and every notebook's first cells import, once, before the notebooks' processes are forked."
+    import torch  # noqa: F401
+    from nbdev.config import get_config  # noqa: F401
+    from nbdev.process import NBProcessor  # noqa: F401
+    from nbdev.frontmatter import FrontmatterProc  # noqa: F401
+    from execnb.shell import CaptureShell  # noqa: F401
+    from execnb.nbio import read_nb  # noqa: F401
+    import nbdev.showdoc, fastcore.test  # noqa: F401
+
+def child(fn: Path, flags: str, save: str | None, tmp: str, out: str, err: str):
+    "In the forked process: stdout and stderr to files, TMPDIR its own folder, the notebook run; exits with its status."
+    code = 1
+    try:
+        for fd, path in ((1, out), (2, err)):
+            f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644); os.dup2(f, fd); os.close(f)
+        os.environ['TMPDIR'] = tmp; tempfile.tempdir = None   # read again by tempfile
+        code = run_one(fn, flags, save)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        try: atexit._run_exitfuncs()   # what an interpreter's exit runs (the notebook's own handlers among them)
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(code)
 
 if __name__ == '__main__': main()
