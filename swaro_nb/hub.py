@@ -268,7 +268,7 @@ def _read_files(name: str, entry: dict, stems, root) -> dict:
     kind, loc = _where(root)
     out, bad = {}, []
     for stem in stems:
-        got = [_piece(kind, loc, p, (entry.get('retired') or {}).get('commit')) for p in entry['files'][stem]['pieces']]
+        got = [_piece(kind, loc, p, (entry.get('retired') or {}).get('revision')) for p in entry['files'][stem]['pieces']]
         bad += [why for _, why in got if why]
         out[stem] = b''.join(b for b, _ in got if b is not None)
     if bad: raise WeightsError(f"model {name!r} in {loc}: {len(bad)} bad piece{'s' * (len(bad) > 1)}: {'; '.join(bad)}")
@@ -321,12 +321,12 @@ def load_pretrained(name: str,  # a name `list_pretrained` gives
 # %% ../nbs/10e_hub.ipynb #2e44ff00
 def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet retired
                       root=None,  # the repository's weights/ (None) or a folder inside a git checkout
-                     ) -> dict:  # the model's manifest entry, now with 'retired': {'commit', 'date'}
+                     ) -> dict:  # the model's manifest entry, now with 'retired': {'revision', 'date'}
     "Take a committed model's pieces out of the weights folder; it stays listed and loads from the commit holding them."
     kind, loc = _where(root)
     if kind == 'url': raise WeightsError("retire_pretrained works on a folder inside a git checkout, not on an address")
     man, e = read_manifest(root), pretrained_info(name, root)
-    if e.get('retired'): raise WeightsError(f"model {name!r} is already retired (commit {e['retired']['commit'][:12]})")
+    if e.get('retired'): raise WeightsError(f"model {name!r} is already retired (commit {e['retired']['revision'][:12]})")
     try:
         commit = subprocess.run(['git', '-C', str(loc), 'rev-parse', 'HEAD'], capture_output=True, text=True,
                                 check=True, timeout=60).stdout.strip()
@@ -339,7 +339,7 @@ def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet reti
                            f"{MANIFEST} lists it ({', '.join(bad)}): commit its pieces first (git add {loc}/{name}; "
                            "git commit), then retire it")
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
-    e = {**e, 'retired': dict(commit=commit, date=now)}
+    e = {**e, 'retired': dict(revision=commit, date=now)}
     atomic_json({**man, 'models': {**man['models'], name: e}}, loc / MANIFEST)
     shutil.rmtree(loc / name, ignore_errors=True)
     return e

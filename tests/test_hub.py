@@ -293,11 +293,11 @@ def test_committed_weights_within_budget():
     for n, e in man['models'].items():   # a retired model's pieces are in the commit its entry names, exactly
         if not e.get('retired'): continue
         assert not (W / n).exists(), f'{n} is retired but weights/{n} is still there'
-        if subprocess.run(['git', '-C', str(W), 'cat-file', '-e', e['retired']['commit']], capture_output=True).returncode:
+        if subprocess.run(['git', '-C', str(W), 'cat-file', '-e', e['retired']['revision']], capture_output=True).returncode:
             continue   # a shallow clone without that commit: the hub's own error covers it (10e_hub)
         for f in e['files'].values():
             for p in f['pieces']:
-                b = subprocess.run(['git', '-C', str(W), 'show', f"{e['retired']['commit']}:./{p['path']}"], capture_output=True).stdout
+                b = subprocess.run(['git', '-C', str(W), 'show', f"{e['retired']['revision']}:./{p['path']}"], capture_output=True).stdout
                 assert len(b) == p['bytes'] and hashlib.sha256(b).hexdigest() == p['sha256'], f"{n}: {p['path']} in history"
 
 

@@ -29,7 +29,7 @@ def main(argv=None):
         if a.run_dir: ap.error('--retire takes a model name and no run folder')
         try: e = retire_pretrained(a.retire, a.dest)
         except WeightsError as err: sys.exit(f'error: {err}')
-        print(f"{a.retire}: retired; its pieces are in commit {e['retired']['commit'][:12]} (commit the removal now)")
+        print(f"{a.retire}: retired; its pieces are in commit {e['retired']['revision'][:12]} (commit the removal now)")
         return 0
     if not a.run_dir: ap.error('a run folder, or --retire NAME')
     try: e = pack_pretrained(a.run_dir, a.name, heads=a.heads, records=a.record, dest=a.dest)
