@@ -268,7 +268,8 @@ def _read_files(name: str, entry: dict, stems, root) -> dict:
     kind, loc = _where(root)
     out, bad = {}, []
     for stem in stems:
-        got = [_piece(kind, loc, p, (entry.get('retired') or {}).get('revision')) for p in entry['files'][stem]['pieces']]
+        rev = (entry.get('retired') or {}).get('revision')
+        got = [_piece(kind, loc, p, rev) for p in entry['files'][stem]['pieces']]
         bad += [why for _, why in got if why]
         out[stem] = b''.join(b for b, _ in got if b is not None)
     if bad: raise WeightsError(f"model {name!r} in {loc}: {len(bad)} bad piece{'s' * (len(bad) > 1)}: {'; '.join(bad)}")
@@ -326,7 +327,7 @@ def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet reti
     kind, loc = _where(root)
     if kind == 'url': raise WeightsError("retire_pretrained works on a folder inside a git checkout, not on an address")
     man, e = read_manifest(root), pretrained_info(name, root)
-    if e.get('retired'): raise WeightsError(f"model {name!r} is already retired (commit {e['retired']['revision'][:12]})")
+    if e.get('retired'): raise WeightsError(f"model {name!r} is already retired ({e['retired']['revision'][:12]})")
     try:
         commit = subprocess.run(['git', '-C', str(loc), 'rev-parse', 'HEAD'], capture_output=True, text=True,
                                 check=True, timeout=60).stdout.strip()
