@@ -197,8 +197,11 @@ def _get(url: str) -> bytes:
     "The body of an http(s) GET (OSError, e.g. urllib's URLError, when it fails)."
     with urllib.request.urlopen(url, timeout=60) as r: return r.read()
 
-def _fix(kind: str, loc, rel: str) -> str:
-    "How to get a piece back."
+def _fix(kind: str, loc, rel: str, rev: str | None = None) -> str:
+    "How to get a piece back (`rev`: the git revision holding a retired model's pieces)."
+    if rev and kind == 'url': return f"the model is retired ({rev[:12]}): load it from a git clone of the repository"
+    if rev: return (f"the model is retired: its pieces are in {rev[:12]}, which this checkout's history lacks "
+                    f"(a shallow clone: `git fetch --unshallow`; by hand: `git show {rev[:12]}:weights/{rel}`)")
     if kind == 'repo': return f"restore it with `git checkout -- weights/{rel}` (plain git files, no git-lfs)"
     if kind == 'dir': return f"copy {rel} into {loc} again from where that folder came from"
     return f"check that {loc}/{rel} is served; it is downloaded again on the next call"
@@ -235,11 +238,9 @@ def _from_history(loc: Path, commit: str, rel: str) -> bytes | None:
     except (OSError, subprocess.SubprocessError): return None
     return r.stdout if r.returncode == 0 else None
 
-def _retired_fix(kind: str, commit: str, rel: str) -> str:
-    "How to get a retired model's piece."
-    if kind == 'url': return f"the model is retired (commit {commit[:12]}): load it from a git clone of the repository"
-    return (f"the model is retired: its pieces are in commit {commit[:12]}, which this checkout's history lacks "
-            f"(a shallow clone: `git fetch --unshallow`; by hand: `git show {commit[:12]}:weights/{rel}`)")
+def _holds(b: bytes | None, p: dict) -> bool:
+    "Whether bytes `b` are the piece `p` of the manifest (its size and sha256)."
+    return b is not None and len(b) == p['bytes'] and _sha(b) == p['sha256']
 
 def _piece(kind: str, loc, p: dict,
            commit: str | None = None,  # a retired model's commit: read from git history when not in the folder
@@ -247,12 +248,11 @@ def _piece(kind: str, loc, p: dict,
     "A piece of the manifest, checked against its size and sha256 (for an http(s) root: cached or downloaded)."
     rel = p['path']
     path = (_url_cache(loc) if kind == 'url' else loc) / rel
-    ok = lambda b: len(b) == p['bytes'] and _sha(b) == p['sha256']
+    ok = lambda b: _holds(b, p)
     b = path.read_bytes() if path.is_file() else None
     if b is None and commit:
-        if kind == 'url': return None, f"{rel}: {_retired_fix(kind, commit, rel)}"
-        b = _from_history(loc, commit, rel)
-        if b is None: return None, f"{rel}: {_retired_fix(kind, commit, rel)}"
+        b = None if kind == 'url' else _from_history(loc, commit, rel)
+        if b is None: return None, f"{rel}: {_fix(kind, loc, rel, commit)}"
     if kind == 'url' and (b is None or not ok(b)):
         try: b = _get(f'{loc}/{rel}')
         except OSError as e: return None, f"{rel}: download of {loc}/{rel} failed ({e})"
@@ -333,8 +333,7 @@ def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet reti
                                 check=True, timeout=60).stdout.strip()
     except (OSError, subprocess.SubprocessError): commit = None
     pieces = [p for f in e['files'].values() for p in f['pieces']]
-    held = lambda p, b: b is not None and len(b) == p['bytes'] and _sha(b) == p['sha256']
-    bad = [p['path'] for p in pieces if not commit or not held(p, _from_history(loc, commit, p['path']))]
+    bad = [p['path'] for p in pieces if not commit or not _holds(_from_history(loc, commit, p['path']), p)]
     if bad:
         raise WeightsError(f"the current commit{' ' + commit[:12] if commit else ''} does not hold model {name!r} as "
                            f"{MANIFEST} lists it ({', '.join(bad)}): commit its pieces first (git add {loc}/{name}; "

@@ -480,7 +480,8 @@ def verdict_comparisons(records: list,  # eval records (e.g. `verdict_set(...)[0
 # %% ../nbs/10a_tables.ipynb #00a2f9b8
 def _with_interval(d, lo, hi) -> str: return f"{d:+.2f}" + ('' if math.isnan(lo) else f" [{lo:+.2f}, {hi:+.2f}]")
 
-def verdict_table(comparisons: dict  # from `verdict_comparisons`
+def verdict_table(comparisons: dict,  # from `verdict_comparisons`
+                  counts: bool = True,  # each mean with its seed count; False: the range alone (counts said elsewhere)
                  ) -> 'pandas.DataFrame':  # a row per column: means (range, seeds), diffs [95% CI], verdicts, Welch p
     "The comparisons side by side, a row per column."
     import pandas as pd, re
@@ -492,7 +493,8 @@ def verdict_table(comparisons: dict  # from `verdict_comparisons`
             row = rows.setdefault(r['column'], {'column': r['column']})
             for v in (va, vb):
                 rng, k = re.fullmatch(r'(.*) \((\d+)\)', r[f'{v} seeds']).groups()
-                row.setdefault(v, f"{r[v]:.2f} ({rng}, {k} seeds)" if k != '1' else f"{r[v]:.2f} (1 seed)")
+                cell = (f"({rng}, {k} seeds)" if counts else f"({rng})") if k != '1' else '(1 seed)' * counts
+                row.setdefault(v, f"{r[v]:.2f} {cell}".rstrip())
             row[name], row[f'{name}: verdict'] = _with_interval(r['diff'], r['ci_low'], r['ci_high']), r['verdict']
             row[f'{name}: Welch p'] = r['welch_p']
     return pd.DataFrame(list(rows.values()), columns=['column', *variants, *diffs])
