@@ -433,6 +433,29 @@ def test_five_seed_evaluation_lease_evaluates_what_lease_1_trained():
     for r in spec['runs']: assert r['eval'] == spec['defaults']['eval'] and r['eval']['reference'] == ['linf_8']
 
 
+def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():
+    """E1 on nvidia-h200-x2: two runs evaluated one a GPU, then (AFTER) a third over both GPUs by a nested session whose
+    records land with the lease's (S=$S/side); the planner prices the third on two GPUs and the whole inside the limit."""
+    path = ROOT / 'tools/gpu/plans/five-seed-e1-x2.json'
+    assert plan.main([str(path), '--gpus', '2', '--card', 'H200']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
+    assert spec['launch'] in spec['note'] and len(spec['launch']) < 2000 and all(r['trained'] for r in spec['runs'])
+    one = [r['name'] for r in spec['runs'] if r['eval']['eval_gpus'] == 1]
+    both = [r['name'] for r in spec['runs'] if r['eval']['eval_gpus'] == 2]
+    assert len(one) == 2 and len(both) == 1 and len(one) + len(both) == len(spec['runs'])
+    assert [x.split(':')[0] for x in v['RUNS'].split()] == one and v['PRELOAD'].split() == one and v['GPUS'] == '0,1'
+    assert v['HELP'] == '' and v['EVAL_FROM'] == 'f16' and 'WEIGHTS' not in v and int(v['DEADLINE']) <= 1560
+    assert '$(cat tools/gpu/plans/five-seed-eval.txt)' in spec['launch']
+    after = _launch_vars(v['AFTER'])
+    assert after['S'] == '$S/side' and [x.split(':')[0] for x in after['RUNS'].split()] == both and after['PRELOAD'] == both[0]
+    assert after['GPUS'] == '0' and after['HELP'] == '1' and after['PROCS'] == '1' and after['AFTER'] == '' and after['SIDE'] == ''
+    assert 'LEFT' in after['DEADLINE'] and after['EVAL_FROM'] == 'f16' and after['WEIGHTS'] == ''   # inside the lease's end
+    for r in spec['runs']:   # the set's one protocol; only where the attacks run differs
+        assert {k: x for k, x in r['eval'].items() if k not in ('procs', 'eval_gpus')} == \
+            {k: x for k, x in spec['defaults']['eval'].items() if k not in ('procs', 'eval_gpus')}
+        assert r['eval']['procs'] == r['eval']['eval_gpus']   # one attack process a GPU (HELP=1, PROCS=1: --workers cuda:0,cuda:1)
+
+
 def test_five_seed_h100_training_lease_with_the_extras_beside():
     "T2 on H100s: three trainings with the training commit; GPU 3 runs the seed-0 extras with the evaluation commit's code."
     path = ROOT / 'tools/gpu/plans/five-seed-lease2-h100.json'
