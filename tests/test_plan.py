@@ -456,6 +456,23 @@ def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():
         assert r['eval']['procs'] == r['eval']['eval_gpus']   # one attack process a GPU (HELP=1, PROCS=1: --workers cuda:0,cuda:1)
 
 
+def test_five_seed_x2_training_lease_measures_two_gpus_after():
+    """T3 on nvidia-h200-x2: two trainings (weights exported, nothing evaluated) inside the limit; AFTER then times c10-paper
+    under DDP on both GPUs and on one GPU with the newest code (its own pin), records packed under $S/side."""
+    path = ROOT / 'tools/gpu/plans/five-seed-t3-x2.json'
+    assert plan.main([str(path), '--gpus', '2', '--card', 'H200']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
+    assert spec['launch'] in spec['note'] and len(spec['launch']) < 2000 and 'pinned-head' in spec['note']
+    assert [x.split(':')[0] for x in v['RUNS'].split()] == [r['name'] for r in spec['runs']] and v['GPUS'] == '0,1'
+    assert v['EVAL'] == 'none' and v['WEIGHTS'] == '1'
+    for r in spec['runs']: assert r['s_per_epoch']['H200'] * 200 + 60 <= int(v['DEADLINE']) - int(v['EVAL_RESERVE']) - 30
+    after = re.search(r"AFTER='([^']*)'", spec['launch']).group(1)   # as written (_launch_vars pads ; and &&)
+    assert after.startswith('cd /root/swaro/headcode && ') and 'OUT=$S/side' in after
+    ddp, one = after.split('; ')
+    assert 'GPUS=2 PRESET=c10-paper' in ddp and 'LEFT' in ddp and 'GPUS=1 CUDA_VISIBLE_DEVICES=0 PRESET=c10-paper' in one
+    assert '--attack-groups' not in after   # the preset's 2 groups: one of 256 a GPU on two GPUs
+
+
 def test_five_seed_h100_training_lease_with_the_extras_beside():
     "T2 on H100s: three trainings with the training commit; GPU 3 runs the seed-0 extras with the evaluation commit's code."
     path = ROOT / 'tools/gpu/plans/five-seed-lease2-h100.json'
