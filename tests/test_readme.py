@@ -151,7 +151,7 @@ def test_readme_five_seed(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     nb = json.loads((tmp_path / 'exec' / 'index.ipynb').read_text())
     md = '\n'.join(''.join(o.get('data', {}).get('text/markdown', '')) for c in nb['cells'] for o in c.get('outputs', []))
-    assert "From the five-seed set in `results/eval/five-seed/` (SwARo 5 seeds; RoCL 5 seeds; SwARo (random targets) 5 seeds" in md
+    assert "From the five-seed set in `results/eval/five-seed/` (5 seeds a variant, one commit, the same test images)" in md   # equal counts said once
     _check_verdicts(md, recs, True, view / 'figures' / 'verdicts-forest.png')
     assert (committed.read_bytes() if committed.exists() else None) == before   # the figure went to $SWARO_RESULTS, not the README's
 
