@@ -63,7 +63,8 @@ def train_stamp(rec: dict) -> dict:
     "What an evaluation record keeps of the training record."
     keys = ('card', 'commit', 'date', 'torch', 'epochs_done', 'train_seconds', 's_per_epoch', 'gpus')
     out = {k: rec.get(k) for k in keys}
-    return out | {k: rec[k] for k in ('weights_kind', 'weights_from') if rec.get(k)}   # an encoder alone, from weights/
+    # an encoder alone, from weights/; a snapshot of a longer run (swaro_nb.runs.snapshot_run)
+    return out | {k: rec[k] for k in ('weights_kind', 'weights_from', 'snapshot_of') if rec.get(k)}
 
 def run_data_root(data_root, cfg):
     "The data root: the argument, else the run's own when it exists on this machine, else the default."

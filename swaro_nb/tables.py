@@ -11,12 +11,13 @@ from .stats import compare_records, VERDICTS
 
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
-           'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'VARIANT_ORDER', 'FIVE_SEED_DIR', 'VERDICT_PAIRS',
-           'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table', 'markdown_table',
-           'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only', 'comparison_table',
-           'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras', 'five_seed_records',
-           'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns', 'verdict_comparisons',
-           'verdict_table', 'mechanism_sentence', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
+           'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'PAPER_K', 'VARIANT_ORDER', 'FIVE_SEED_DIR',
+           'VERDICT_PAIRS', 'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table',
+           'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
+           'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
+           'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
+           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'gap_check', 'reference_checks',
+           'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -353,15 +354,21 @@ def comparison_table(table: str,  # one of TABLES
 # %% ../nbs/10a_tables.ipynb #35cf9c6c
 def variant(rec: dict  # a results record (its method and config)
            ) -> str:
-    ("What a record trained: the method's row label, with SwARo's p and target rule where they differ "
-     "from the paper's (0.75, clusters).")
+    ("What a record trained: the method's row label, with SwARo's p, target rule and K where they differ "
+     "from the paper's (0.75, clusters, `PAPER_K`), and the epoch of a snapshot of a longer schedule.")
     cfg = rec.get('config') or {}
     m = rec.get('method') or cfg.get('method')
     lab, extra = _label(m), []
     if m == 'swaro':
         if cfg.get('p', 0.75) != 0.75: extra.append(f"p={cfg['p']:g}")
         if cfg.get('swaro_targets', 'clusters') != 'clusters': extra.append(f"{cfg['swaro_targets']} targets")
+        elif cfg.get('n_clusters', k := PAPER_K.get(cfg.get('dataset') or rec.get('dataset'))) != k and k:
+            extra.append(f"K={cfg['n_clusters']}")   # Table 8's runs, not SwARo's seeds
+    snap = (rec.get('train') or {}).get('snapshot_of')   # evaluation records keep it (train_stamp)
+    if snap: extra.append(f"epoch {snap['epoch']} of {cfg.get('epochs')}")
     return lab + (f" ({', '.join(extra)})" if extra else '')
+
+PAPER_K = {'cifar10': 1000, 'cifar100': 5000}   # the paper's K (appendix, hyper-parameter details)
 
 # the paper's method, its baseline, the ablations
 VARIANT_ORDER = ('SwARo', 'RoCL', 'SwARo (random targets)', 'SwARo (p=0.25)', 'SwARo (p=0)', 'SimCLR')
