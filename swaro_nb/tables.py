@@ -16,8 +16,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
            'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
            'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
-           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'gap_check', 'reference_checks',
-           'worst_checks', 'paper_anomalies']
+           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'run_frac_neg', 'k_table', 'gap_check',
+           'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -534,6 +534,46 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
     n_same = sum(v == 'no clear difference' for v in res.values())
     return (f"{what[0].upper() + what[1:]} " + ' and '.join(parts)
             + (f", with no clear difference on the other {n_same} columns tested" if n_same else '') + '.')
+
+# %% ../nbs/10a_tables.ipynb #72fb34a9
+def run_frac_neg(results,  # the results folder
+                 run: str,  # a run name (results/runs/<run>/metrics.jsonl)
+                ) -> float:  # nan without the run's metrics or any SwARo epoch
+    "The mean `frac_neg` (share of permuted pairs with β = −1) over a run's SwARo epochs."
+    f = Path(results) / 'runs' / run / 'metrics.jsonl'
+    v = ([r['frac_neg'] for r in map(json.loads, f.read_text().splitlines()) if r.get('frac_neg') is not None]
+         if f.is_file() else [])
+    return sum(v) / len(v) if v else math.nan
+
+def k_table(results,  # the results folder: the five-seed set's records, the runs' metrics
+            n_boot: int = 10_000, seed: int = 0,  # the bootstrap's replicates and draws
+           ) -> 'pandas.DataFrame':  # a row per K, then random targets: seeds, frac_neg, ours (paper), diff [CI]
+    ("Table 8 from the five-seed folder: SwARo at each K and with random targets, each LE column's mean beside the "
+     "paper's row and its difference from SwARo at the paper's K with the paired bootstrap interval and verdict.")
+    import pandas as pd
+    g = by_variant(five_seed_records(results))
+    if 'SwARo' not in g: return pd.DataFrame()
+    base = g['SwARo']
+    k0 = PAPER_K.get(base[0].get('dataset'), 1000)
+    ks = {v: int(rs[0]['config']['n_clusters']) for v, rs in g.items() if v.startswith('SwARo (K=')}
+    order = ['SwARo', *sorted(ks, key=ks.get), *[v for v in g if v == 'SwARo (random targets)']]
+    rows = []
+    for v in sorted(order, key=lambda v: ks.get(v, k0) if v != 'SwARo (random targets)' else math.inf):
+        rs, k = g[v], ks.get(v, k0)
+        row = dict(K=str(k) if v != 'SwARo (random targets)' else 'random targets', seeds=len(rs),
+                   frac_neg=f"{sum(run_frac_neg(results, r['run']) for r in rs) / len(rs):.3f}")   # 0.995 vs 0.9
+        cols = [c for c in METRIC_KEYS if c in verdict_columns(rs + base)]   # what both sides measured
+        df = (compare_records(rs, base, cols=cols, names=(v, 'SwARo'), n_boot=n_boot, seed=seed)
+              .set_index('column') if v != 'SwARo' else None)
+        paper = PAPER['k_ablation'].get(k, {}) if v != 'SwARo (random targets)' else {}
+        for c in [c for c in METRIC_KEYS if all(c in r['metrics'] for r in rs)]:
+            ours = sum(r['metrics'][c] for r in rs) / len(rs)
+            row[c] = f"{ours:.2f}" + (f" ({paper[c]:.2f})" if c in paper else '')
+            if df is not None and c in df.index:
+                d = df.loc[c]
+                row[f'{c} − K={k0}'] = f"{_with_interval(d['diff'], d['ci_low'], d['ci_high'])} {d['verdict']}"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 # %% ../nbs/10a_tables.ipynb #43ab3770
 def gap_check(gap: float  # worst case minus reference, points
