@@ -16,8 +16,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
            'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
            'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
-           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'run_frac_neg', 'k_table', 'gap_check',
-           'reference_checks', 'worst_checks', 'paper_anomalies']
+           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'run_frac_neg', 'k_table', 'progress_table',
+           'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -573,6 +573,34 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
                 d = df.loc[c]
                 row[f'{c} − K={k0}'] = f"{_with_interval(d['diff'], d['ci_low'], d['ci_high'])} {d['verdict']}"
         rows.append(row)
+    return pd.DataFrame(rows)
+
+# %% ../nbs/10a_tables.ipynb #a22e6796
+def progress_table(results,  # the results folder: eval/ and the five-seed folder
+                   protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
+                  ) -> 'pandas.DataFrame':  # a row per snapshot (method, schedule, epoch), then complete runs
+    ("Table 7: each snapshot's LE columns (worst cases, or with `protocol` the paper's PGD-20) with the paper's row at "
+     "its epoch (SwARo only) in parentheses, then the "
+     "five-seed set's complete 200-epoch schedules, averaged over seeds.")
+    import pandas as pd
+    recs = [*load_results(Path(results) / 'eval', kind='eval'), *five_seed_records(results)]
+    snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
+    src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
+    cell = lambda v, paper, c: f"{v:.2f}" + (f" ({paper[c]:.2f})" if c in paper else '')
+    rows = []
+    for r in sorted(snaps, key=lambda r: (variant(r).split(' (')[0], (r.get('config') or {}).get('epochs', 0),
+                                          r['train']['snapshot_of']['epoch'], r.get('run', ''))):
+        e = r['train']['snapshot_of']['epoch']
+        paper = PAPER['epochs_ablation'].get(e, {}) if r.get('method') == 'swaro' else {}
+        rows.append(dict(what=variant(r), run=r.get('run', ''), epoch=e, seeds=1,
+                         **{c: cell(r['metrics'][src(c)], paper, c) for c in METRIC_KEYS
+                            if src(c) in r.get('metrics', {})}))
+    g = by_variant(five_seed_records(results))
+    for v in ('SwARo', 'RoCL'):
+        rs = [r for r in g.get(v, []) if not (r.get('train') or {}).get('snapshot_of') and r.get('epochs') == 200]
+        if rs: rows.append(dict(what=f"{v}, complete 200-epoch schedule", run='five-seed set', epoch=200, seeds=len(rs),
+                                **{c: f"{sum(r['metrics'][src(c)] for r in rs) / len(rs):.2f}" for c in METRIC_KEYS
+                                   if all(src(c) in r['metrics'] for r in rs)}))
     return pd.DataFrame(rows)
 
 # %% ../nbs/10a_tables.ipynb #43ab3770
