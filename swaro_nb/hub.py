@@ -346,36 +346,44 @@ def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet reti
 
 # %% ../nbs/10e_hub.ipynb #2c579b36
 def check_pretrained(name: str,  # a name `list_pretrained` gives
-                     head: str = 'le',  # the head whose record is checked
+                     head: str | list = 'le',  # the head whose record is checked; a list of heads: a result each
                      n: int = 200,  # test images to run (the first of the record's)
                      root=None,  # the repository's weights/ (None), a folder, or an http(s) base address
                      data_root=None,  # CIFAR data root (see `swaro_nb.data.data_root`)
                      device=None,  # where to run (default: CUDA if available)
                      sds: float = 4.0,  # standard deviations of the sampling spread allowed
-                    ) -> dict:  # name, head, n, acc, record, record_images, tol, ok, index, correct
-    "Clean accuracy of a packed classifier on the first `n` test images of its record, against the record's."
-    e = pretrained_info(name, root)
-    h = e['heads'].get(head) or {}
-    if not h.get('metrics') or 'clean' not in h['metrics']:
-        raise WeightsError(f"model {name!r} has no evaluation record for a {head} head (heads with records: "
-                           f"{', '.join(k for k, v in e['heads'].items() if v.get('metrics')) or 'none'})")
-    b = h['budgets'] or {}
-    data = eval_data(h.get('dataset') or e['dataset'], 1, b.get('n_test'), b.get('seed', 0), data_root)
-    x, y = data['test_images'][:n], data['test_labels'][:n]
+                    ) -> dict | list:  # name, head, n, acc, record, record_images, tol, ok, index, correct (or a list)
+    ("Clean accuracy of a packed classifier on the first `n` test images of its record, against the record's. Given a "
+     "list of heads, the encoder runs once on the images their records share.")
+    e, heads, feats, outs = pretrained_info(name, root), [head] if isinstance(head, str) else list(head), {}, []
+    for hd in heads:
+        if not (e['heads'].get(hd) or {}).get('metrics') or 'clean' not in e['heads'][hd]['metrics']:
+            raise WeightsError(f"model {name!r} has no evaluation record for a {hd} head (heads with records: "
+                               f"{', '.join(k for k, v in e['heads'].items() if v.get('metrics')) or 'none'})")
     dev = as_device(device)
-    model = load_pretrained(name, head, root, dev)
-    correct = extract_features(model, x, 256, dev, amp=False).argmax(1).cpu() == y
-    acc = 100 * correct.double().mean().item()
-    N, k, p = len(data['test_labels']), len(y), h['metrics']['clean'] / 100
-    tol = 100 * (sds * math.sqrt(p * (1 - p) / k * (N - k) / max(N - 1, 1)) + 1 / k)
-    out = dict(name=name, head=head, n=k, acc=acc, record=100 * p, record_images=N, tol=tol,
-               ok=abs(acc - 100 * p) <= tol, index=data['test_index'][:n], correct=correct, exact=False)
-    bits = _record_bits(h.get('record'), head)   # the record's own per-image correctness, if it has it: an exact check
-    if bits is not None:
-        wrong = int((torch.as_tensor(bits[:k]) != correct).sum())
-        # float16 weights may flip an image on the boundary
-        out.update(exact=True, differ=wrong, ok=wrong <= max(1, k // 100))
-    return out
+    for hd in heads:
+        h = e['heads'][hd]
+        b = h['budgets'] or {}
+        key = (h.get('dataset') or e['dataset'], b.get('n_test'), b.get('seed', 0))
+        data = feats[key][0] if key in feats else eval_data(key[0], 1, key[1], key[2], data_root)
+        model = load_pretrained(name, hd, root, dev)
+        if key not in feats:   # the encoder's features of these test images, computed once for the heads on them
+            feats[key] = data, extract_features(model.features, data['test_images'][:n], 256, dev, amp=False)
+        f = feats[key][1]
+        y = data['test_labels'][:n]
+        with torch.no_grad(): correct = model.head(f).argmax(1).cpu() == y
+        acc = 100 * correct.double().mean().item()
+        N, k, p = len(data['test_labels']), len(y), h['metrics']['clean'] / 100
+        tol = 100 * (sds * math.sqrt(p * (1 - p) / k * (N - k) / max(N - 1, 1)) + 1 / k)
+        out = dict(name=name, head=hd, n=k, acc=acc, record=100 * p, record_images=N, tol=tol,
+                   ok=abs(acc - 100 * p) <= tol, index=data['test_index'][:n], correct=correct, exact=False)
+        bits = _record_bits(h.get('record'), hd)   # the record's per-image correctness, if it has it: an exact check
+        if bits is not None:
+            wrong = int((torch.as_tensor(bits[:k]) != correct).sum())
+            # float16 weights may flip an image on the boundary
+            out.update(exact=True, differ=wrong, ok=wrong <= max(1, k // 100))
+        outs.append(out)
+    return outs[0] if isinstance(head, str) else outs
 
 def _record_bits(path, head: str):
     "The clean per-image correctness of `head` in an evaluation record file (this checkout's or a folder's), or None."

@@ -36,7 +36,8 @@ def child(job: dict):
 def preload():
     "Import what the console scripts import (once, before the forks)."
     import importlib
-    for m in ('swaro_nb.cli', 'swaro_nb.train', 'swaro_nb.bench', 'swaro_nb.evaluate', 'swaro_nb.eval_runs', 'swaro_nb.robustness', 'swaro_nb.execution'):   # what the scripts import
+    # torch._dynamo: torch.optim imports it on the first optimizer (training, a linear head's fit): 2.7 s a job otherwise
+    for m in ('torch._dynamo', 'swaro_nb.cli', 'swaro_nb.train', 'swaro_nb.bench', 'swaro_nb.evaluate', 'swaro_nb.eval_runs', 'swaro_nb.robustness', 'swaro_nb.execution'):   # what the scripts import
         try: importlib.import_module(m)
         except Exception: pass   # the child that needs it imports it again and reports the failure itself
 

@@ -9,9 +9,10 @@ Exit status 1 when any notebook fails.
 
 Each notebook runs in a process of its own, with a temporary folder of its own as TMPDIR (inside the one this script is
 given), removed when the notebook ends: files a notebook leaves there are reported on a `note:` line and removed with it.
-That process is a fork of this one made after torch and the runner's own modules (nbdev's processor, execnb's shell,
-nbdev.showdoc, fastcore.test) are imported: no thread runs and no tensor exists at the fork, so each notebook starts as
-a fresh interpreter would, minus the ~4.5 s of CPU those imports take (on 30 notebooks, about a minute of the stage).
+That process is a fork of this one made after torch, torch._dynamo and the runner's own modules (nbdev's processor,
+execnb's shell, nbdev.showdoc, fastcore.test) are imported: no thread runs and no tensor exists at the fork, so each
+notebook starts as a fresh interpreter would, minus the ~4.5 s of CPU those imports take (on 30 notebooks, about a
+minute of the stage) and the ~2.7 s of torch._dynamo, which torch.optim imports on a process's first optimizer.
 
 `--save DIR` writes each passing notebook to DIR (same path relative to nbs/) as the source notebook
 with the outputs of this run attached: cell sources keep their `#| ...` directives (nbdev's processor
@@ -90,7 +91,7 @@ def main():
     inductor = os.environ.get('TORCHINDUCTOR_CACHE_DIR') or os.path.join(tempfile.gettempdir(), f'torchinductor_{getpass.getuser()}')
     os.environ.update({'TORCHINDUCTOR_CACHE_DIR': inductor,   # set before torch is imported: the notebooks' processes inherit it
                        **({'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'} if a.workers > 1 else {})})  # no oversubscription
-    preload()
+    preload(dynamo=len(fns) > 1)
     scratch = tempfile.mkdtemp(prefix='run_nbs-')   # each notebook's stdout and stderr (not in its TMPDIR: they are not litter)
     start = sorted(fns, key=lambda f: SLOW_FIRST.index(f.stem) if f.stem in SLOW_FIRST else len(SLOW_FIRST))
     running, done, printed, passed, failed = {}, {}, 0, 0, 0
@@ -124,9 +125,13 @@ def main():
     print(f'notebooks: {passed} passed, {failed} failed')
     sys.exit(1 if failed else 0)
 
-def preload():
+def preload(dynamo: bool = True):
     "Import torch and what `run_one` and every notebook's first cells import, once, before the notebooks' processes are forked."
     import torch  # noqa: F401
+    # torch.optim imports torch._dynamo on a notebook's first optimizer (its param groups are added under
+    # torch._disable_dynamo): 2.7 s of CPU, once here instead of once per notebook that trains anything; no thread, no tensor.
+    # Only for more than one notebook: one that never makes an optimizer (index) would pay for it alone.
+    if dynamo: import torch._dynamo  # noqa: F401
     from nbdev.config import get_config  # noqa: F401
     from nbdev.process import NBProcessor  # noqa: F401
     from nbdev.frontmatter import FrontmatterProc  # noqa: F401
