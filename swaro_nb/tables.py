@@ -362,7 +362,7 @@ def variant(rec: dict  # a results record (its method and config)
     if m == 'swaro':
         if cfg.get('p', 0.75) != 0.75: extra.append(f"p={cfg['p']:g}")
         if cfg.get('swaro_targets', 'clusters') != 'clusters': extra.append(f"{cfg['swaro_targets']} targets")
-        elif cfg.get('n_clusters', k := PAPER_K.get(cfg.get('dataset') or rec.get('dataset'))) != k and k:
+        elif (k := PAPER_K.get(cfg.get('dataset') or rec.get('dataset'))) and cfg.get('n_clusters', k) != k:
             extra.append(f"K={cfg['n_clusters']}")   # Table 8's runs, not SwARo's seeds
     snap = (rec.get('train') or {}).get('snapshot_of')   # evaluation records keep it (train_stamp)
     if snap: extra.append(f"epoch {snap['epoch']} of {cfg.get('epochs')}")
@@ -556,9 +556,8 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
     base = g['SwARo']
     k0 = PAPER_K.get(base[0].get('dataset'), 1000)
     ks = {v: int(rs[0]['config']['n_clusters']) for v, rs in g.items() if v.startswith('SwARo (K=')}
-    order = ['SwARo', *sorted(ks, key=ks.get), *[v for v in g if v == 'SwARo (random targets)']]
-    rows = []
-    for v in sorted(order, key=lambda v: ks.get(v, k0) if v != 'SwARo (random targets)' else math.inf):
+    rows = []   # by K (SwARo's own row at the paper's K among them), then random targets
+    for v in [*sorted(['SwARo', *ks], key=lambda v: ks.get(v, k0)), *[v for v in g if v == 'SwARo (random targets)']]:
         rs, k = g[v], ks.get(v, k0)
         row = dict(K=str(k) if v != 'SwARo (random targets)' else 'random targets', seeds=len(rs),
                    frac_neg=f"{sum(run_frac_neg(results, r['run']) for r in rs) / len(rs):.3f}")   # 0.995 vs 0.9
@@ -579,9 +578,8 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
 def progress_table(results,  # the results folder: eval/ and the five-seed folder
                    protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
                   ) -> 'pandas.DataFrame':  # a row per snapshot (method, schedule, epoch), then complete runs
-    ("Table 7: each snapshot's LE columns (worst cases, or with `protocol` the paper's PGD-20) with the paper's row at "
-     "its epoch (SwARo only) in parentheses, then the "
-     "five-seed set's complete 200-epoch schedules, averaged over seeds.")
+    ("Table 7: each snapshot's LE columns (worst cases, or with `protocol` the paper's PGD-20) with the paper's row "
+     "at its epoch (SwARo only) in parentheses, then the five-seed set's complete 200-epoch schedules (seed means).")
     import pandas as pd
     recs = [*load_results(Path(results) / 'eval', kind='eval'), *five_seed_records(results)]
     snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
