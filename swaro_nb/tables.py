@@ -581,7 +581,8 @@ def progress_table(results,  # the results folder: eval/ and the five-seed folde
     ("Table 7: each snapshot's LE columns (worst cases, or with `protocol` the paper's PGD-20) with the paper's row "
      "at its epoch (SwARo only) in parentheses, then the five-seed set's complete 200-epoch schedules (seed means).")
     import pandas as pd
-    recs = [*load_results(Path(results) / 'eval', kind='eval'), *five_seed_records(results)]
+    five = five_seed_records(results)   # read once: the snapshots landed there and the complete schedules
+    recs = [*load_results(Path(results) / 'eval', kind='eval'), *five]
     snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
     src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
     cell = lambda v, paper, c: f"{v:.2f}" + (f" ({paper[c]:.2f})" if c in paper else '')
@@ -593,7 +594,7 @@ def progress_table(results,  # the results folder: eval/ and the five-seed folde
         rows.append(dict(what=variant(r), run=r.get('run', ''), epoch=e, seeds=1,
                          **{c: cell(r['metrics'][src(c)], paper, c) for c in METRIC_KEYS
                             if src(c) in r.get('metrics', {})}))
-    g = by_variant(five_seed_records(results))
+    g = by_variant(five)
     for v in ('SwARo', 'RoCL'):
         rs = [r for r in g.get(v, []) if not (r.get('train') or {}).get('snapshot_of') and r.get('epochs') == 200]
         if rs: rows.append(dict(what=f"{v}, complete 200-epoch schedule", run='five-seed set', epoch=200, seeds=len(rs),
