@@ -456,6 +456,31 @@ def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():
         assert r['eval']['procs'] == r['eval']['eval_gpus']   # one attack process a GPU (HELP=1, PROCS=1: --workers cuda:0,cuda:1)
 
 
+def test_five_seed_evaluation_leases_after_m4():
+    """E2 on nvidia-h200-x2: rocl-s2 and rand-s2 one a GPU, then AFTER the reference l1_12 alone on the heads just fitted (their
+    records and heads in $S/eval/fp32) and on swaro-s2's committed head, one call a run, GPU 0 and GPU 1 side by side; the
+    one-H200 evaluation lease runs swaro-s2 then rand-s2 to its deadline (the planner refuses it: the second is cut on purpose)."""
+    path = ROOT / 'tools/gpu/plans/five-seed-e2-x2.json'
+    assert plan.main([str(path), '--gpus', '2', '--card', 'H200', '--json', '/dev/null']) == 0
+    spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
+    assert spec['launch'] in spec['note'] and len(spec['launch']) < 2000 and all(r['trained'] for r in spec['runs'])
+    names = [r['name'] for r in spec['runs']]
+    assert names == ['c10-200-rocl-s2', 'c10-200-rand-s2'] and [x.split(':')[0] for x in v['RUNS'].split()] == names
+    assert v['PRELOAD'].split() == names + ['c10-200-swaro-s2'] and v['GPUS'] == '0,1' and v['HELP'] == '' and 'WEIGHTS' not in v
+    assert v['EVAL_FROM'] == 'f16' and int(v['DEADLINE']) <= 1560 and '$(cat tools/gpu/plans/five-seed-eval.txt)' in spec['launch']
+    assert all(r['eval'] == spec['defaults']['eval'] for r in spec['runs'])   # the set's one protocol, one GPU each
+    after = re.search(r"AFTER='([^']*)'", spec['launch']).group(1)
+    assert after.startswith('cd /root/swaro/code || exit 1;') and '--columns l1_12' in after and '--out $S/side/extras-l1_12' in after
+    assert '(x 0 c10-200-rocl-s2 $E $E; x 0 c10-200-swaro-s2 /root/swaro/weights results/eval/five-seed) & x 1 c10-200-rand-s2 $E $E; wait' in after
+    assert 'E=$S/eval/fp32' in after and 'CUDA_VISIBLE_DEVICES=$1 $PY tools/gpu/ref_extras.py $2 --runs $R --heads $3 --records $4' in after
+    one = ROOT / 'tools/gpu/plans/five-seed-e-s2-h200x1.json'
+    assert plan.main([str(one), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 1
+    spec = json.loads(one.read_text()); v = _launch_vars(spec['launch'])
+    assert spec['launch'] in spec['note'] and [r['name'] for r in spec['runs']] == ['c10-200-swaro-s2', 'c10-200-rand-s2']
+    assert v['RUNS'] == 'c10-200-swaro-s2:none:2 c10-200-rand-s2:none:2' and v['GPUS'] == '0' and 'AFTER' not in v
+    assert v['PRELOAD'].split() == ['c10-200-swaro-s2', 'c10-200-rand-s2'] and int(v['DEADLINE']) <= 1560
+
+
 def test_five_seed_x2_training_lease_measures_two_gpus_after():
     """T3 on nvidia-h200-x2: two trainings (weights exported, nothing evaluated) inside the limit; AFTER then times c10-paper
     under DDP on both GPUs and on one GPU with the newest code (its own pin), records packed under $S/side."""
@@ -783,6 +808,10 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     assert 'CUDA_VISIBLE_DEVICES=0 $P tools/gpu/ref_extras.py' in v['AFTER'] and 'timeout' not in v['AFTER']   # AFTER's own bound
     assert '[ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue' in one['launch']   # a column landed: not again
     assert plan.main([str(ROOT / 'tools/gpu/plans/five-seed-t-rocl-s1-h200.json'), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 0
+    for train, ev, ex, g, f in (('c10-200-swaro-s2', [], ['c10-200-rand-s1'], 1, 'five-seed-t-swaro-s2-h200.json'),   # lease m
+                                ('c10-200-rocl-s2', ['c10-200-swaro-s2'], [], 2, 'five-seed-m4-x2.json'),
+                                ('c10-200-rocl-s2', [], [], 1, 'five-seed-t-rocl-s2-h200.json')):
+        assert mp.mixed_plan(train, ev, ex, gpus=g) == json.loads((ROOT / 'tools/gpu/plans' / f).read_text()), f
     out = tmp_path / 'm2.json'
     assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 0
     spec = json.loads(out.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])
