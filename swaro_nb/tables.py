@@ -16,8 +16,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
            'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
            'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
-           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'run_frac_neg', 'k_table', 'progress_table',
-           'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
+           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'run_frac_neg', 'k_table', 'progress_points',
+           'progress_table', 'progress_figure', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -575,32 +575,89 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
     return pd.DataFrame(rows)
 
 # %% ../nbs/10a_tables.ipynb #a22e6796
+def progress_points(results,  # the results folder: eval/ and the five-seed folder
+                    protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
+                   ) -> list:  # dicts: what, base, schedule, run, epoch, seeds, values and paper ({column: float})
+    ("Table 7's points: each evaluated snapshot of a longer run (its LE columns, the paper's row at its epoch for "
+     "SwARo), then the five-seed set's complete 200-epoch schedules of SwARo and RoCL (seed means; schedule 200).")
+    five = five_seed_records(results)   # read once: the snapshots landed there and the complete schedules
+    recs = [*load_results(Path(results) / 'eval', kind='eval'), *five]
+    snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
+    src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
+    pts = []
+    for r in sorted(snaps, key=lambda r: (variant(r).split(' (')[0], (r.get('config') or {}).get('epochs', 0),
+                                          r['train']['snapshot_of']['epoch'], r.get('run', ''))):
+        e, m = r['train']['snapshot_of']['epoch'], r.get('metrics', {})
+        v = variant(r)
+        pts.append(dict(what=v, base=v.rsplit(' (epoch ', 1)[0], schedule=(r.get('config') or {}).get('epochs'),
+                        run=r.get('run', ''), epoch=e, seeds=1,
+                        values={c: m[src(c)] for c in METRIC_KEYS if src(c) in m},
+                        paper=PAPER['epochs_ablation'].get(e, {}) if r.get('method') == 'swaro' else {}))
+    g = by_variant(five)
+    for v in ('SwARo', 'RoCL'):
+        rs = [r for r in g.get(v, []) if not (r.get('train') or {}).get('snapshot_of') and r.get('epochs') == 200]
+        if not rs: continue
+        mean = {c: sum(r['metrics'][src(c)] for r in rs) / len(rs) for c in METRIC_KEYS
+                if all(src(c) in r['metrics'] for r in rs)}
+        pts.append(dict(what=f"{v}, complete 200-epoch schedule", base=v, schedule=200, run='five-seed set', epoch=200,
+                        seeds=len(rs), paper={}, values=mean))
+    return pts
+
 def progress_table(results,  # the results folder: eval/ and the five-seed folder
                    protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
                   ) -> 'pandas.DataFrame':  # a row per snapshot (method, schedule, epoch), then complete runs
     ("Table 7: each snapshot's LE columns (worst cases, or with `protocol` the paper's PGD-20) with the paper's row "
      "at its epoch (SwARo only) in parentheses, then the five-seed set's complete 200-epoch schedules (seed means).")
     import pandas as pd
-    five = five_seed_records(results)   # read once: the snapshots landed there and the complete schedules
-    recs = [*load_results(Path(results) / 'eval', kind='eval'), *five]
-    snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
-    src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
-    cell = lambda v, paper, c: f"{v:.2f}" + (f" ({paper[c]:.2f})" if c in paper else '')
-    rows = []
-    for r in sorted(snaps, key=lambda r: (variant(r).split(' (')[0], (r.get('config') or {}).get('epochs', 0),
-                                          r['train']['snapshot_of']['epoch'], r.get('run', ''))):
-        e = r['train']['snapshot_of']['epoch']
-        paper = PAPER['epochs_ablation'].get(e, {}) if r.get('method') == 'swaro' else {}
-        rows.append(dict(what=variant(r), run=r.get('run', ''), epoch=e, seeds=1,
-                         **{c: cell(r['metrics'][src(c)], paper, c) for c in METRIC_KEYS
-                            if src(c) in r.get('metrics', {})}))
-    g = by_variant(five)
-    for v in ('SwARo', 'RoCL'):
-        rs = [r for r in g.get(v, []) if not (r.get('train') or {}).get('snapshot_of') and r.get('epochs') == 200]
-        if rs: rows.append(dict(what=f"{v}, complete 200-epoch schedule", run='five-seed set', epoch=200, seeds=len(rs),
-                                **{c: f"{sum(r['metrics'][src(c)] for r in rs) / len(rs):.2f}" for c in METRIC_KEYS
-                                   if all(src(c) in r['metrics'] for r in rs)}))
-    return pd.DataFrame(rows)
+    cell = lambda p, c: f"{p['values'][c]:.2f}" + (f" ({p['paper'][c]:.2f})" if c in p['paper'] else '')
+    return pd.DataFrame([dict(what=p['what'], run=p['run'], epoch=p['epoch'], seeds=p['seeds'],
+                              **{c: cell(p, c) for c in METRIC_KEYS if c in p['values']})
+                         for p in progress_points(results, protocol)])
+
+# %% ../nbs/10a_tables.ipynb #5b2e8d41
+def progress_figure(results,  # the results folder: eval/ and the five-seed folder
+                    columns=('clean', 'linf_8', 'l2_05', 'l1_12'),  # LE columns, a panel each
+                    protocol: bool = True,  # the paper's PGD-20 columns, as its Table 7 measures
+                   ):  # a matplotlib Figure: two rows of panels
+    ("Learning progress: each column against the epoch (top: the paper's SwARo row of Table 7, each snapshot schedule "
+     "of ours, the complete 200-epoch schedules as open markers); bottom: SwARo − RoCL at the epochs both have, "
+     "beside the paper's SwARo − RoCL of Table 1. One seed a snapshot: a trend, not a verdict.")
+    import matplotlib.pyplot as plt
+    pts, paper = progress_points(results, protocol), PAPER['epochs_ablation']
+    fig, axs = plt.subplots(2, len(columns), figsize=(3.2 * len(columns), 5.6), squeeze=False, sharex=True)
+    lines = {}   # (base, schedule) -> snapshot points, in epoch order
+    for p in pts:
+        if p['run'] != 'five-seed set': lines.setdefault((p['base'], p['schedule']), []).append(p)
+    for j, c in enumerate(columns):
+        top, bot = axs[0][j], axs[1][j]
+        ep = sorted(int(e) for e in paper)
+        top.plot(ep, [paper[e][c] for e in ep], '--', color='0.5', lw=1, label='paper SwARo (Table 7)')
+        for (base, sched), ps in lines.items():
+            ps = [p for p in ps if c in p['values']]
+            if ps: top.plot([p['epoch'] for p in ps], [p['values'][c] for p in ps], 'o-', ms=4,
+                            label=f"{base}, {sched}-epoch schedule")
+        for p in pts:
+            if p['run'] == 'five-seed set' and c in p['values']:
+                top.plot([200], [p['values'][c]], 'o', mfc='none', ms=7,
+                         label=f"{p['base']}, complete 200 ({p['seeds']} seeds)")
+        diff = {}   # (schedule or 'complete') -> {epoch: SwARo - RoCL}
+        for p in pts:
+            if p['base'] in ('SwARo', 'RoCL') and c in p['values']:
+                k = 'complete 200' if p['run'] == 'five-seed set' else f"{p['schedule']}-epoch schedule"
+                diff.setdefault(k, {}).setdefault(p['epoch'], {})[p['base']] = p['values'][c]
+        for k, by_e in diff.items():
+            es = sorted(e for e, d in by_e.items() if len(d) == 2)
+            if es: bot.plot(es, [by_e[e]['SwARo'] - by_e[e]['RoCL'] for e in es], 'o-' if k != 'complete 200' else 'o',
+                            mfc=None if k != 'complete 200' else 'none', ms=5, label=k)
+        t1 = PAPER['table1']
+        bot.axhline(t1['swaro'][c] - t1['rocl'][c], ls='--', color='0.5', lw=1, label='paper, Table 1')
+        bot.axhline(0, color='0.8', lw=0.8)
+        top.set_title(_label(c), fontsize=10); bot.set_xlabel('epoch')
+    axs[0][0].set_ylabel('accuracy (%)'); axs[1][0].set_ylabel('SwARo − RoCL (points)')
+    for row in axs: row[-1].legend(fontsize=7, loc='best')
+    fig.suptitle('Learning progress (one seed a snapshot: a trend, not a verdict)', fontsize=11)
+    fig.tight_layout()
+    return fig
 
 # %% ../nbs/10a_tables.ipynb #43ab3770
 def gap_check(gap: float  # worst case minus reference, points
