@@ -221,7 +221,7 @@ def test_report_notebook(tmp_path):
     # and the t-SNE maps of the first SwARo and RoCL runs that have one
     tsne200 = sum(any((RES / 'eval' / f"{r['run']}-tsne.png").exists() for r in g) for g in (s2, r2))
     assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs) + (1 if r200 else 0) + tsne200 \
-        + (1 if vs and vr else 0)   # and the forest plot of the verdicts
+        + (1 if vs and vr else 0) + 1   # and the forest plot of the verdicts, and Table 7's learning-progress figure (always: the paper's row)
     # limits, read from the records: baselines without an evaluation, with the error line of their training log where there is one
     evaluated = {r['method'] for r in evals if r['kind'] == 'eval'}
     for m in BASELINES:
