@@ -58,6 +58,13 @@ LONGEST_FIRST = ('test_eval.py', 'test_train.py', 'test_plan_sessions.py', 'test
                  'test_snapshots.py', 'test_cleanup.py', 'test_data_cli.py', 'test_data_fetch.py', 'test_plan.py')
 
 
+def pytest_configure(config):
+    """pytest-xdist 3.8 sorts `--dist loadfile`'s files by their number of tests before handing them out (its
+    `--loadscope-reorder`, on by default), which puts test_readme.py (many short parametrised checks) first and the longest
+    files late, whatever LONGEST_FIRST says: the collection order is kept instead."""
+    if getattr(config.option, 'loadscopereorder', None): config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(config, items):
     "Collect the longest files first; each file's tests keep their order."
     rank = {n: i for i, n in enumerate(LONGEST_FIRST)}

@@ -14,7 +14,8 @@
 # scratch files, IPython's, Jupyter's, matplotlib's and torch's compile cache), removed when the command exits: two checkouts can test at
 # once, and nothing is left outside the clone.
 # Chromium (Debian's `chromium`, for the browser checks of the docs) is installed with apt-get only under CI
-# (CI set) or when SWARO_INSTALL_BROWSER=1; otherwise, when it is missing, those checks are skipped and say so.
+# (CI set) or when SWARO_INSTALL_BROWSER=1, in the background while the notebooks and the docs run (pytest waits for it);
+# otherwise, when it is missing, those checks are skipped and say so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -26,13 +27,16 @@ since() { echo "($(( $(date +%s) - $1 ))s)"; }
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 # after the set-up (which keeps pip's cache): the caches tools write under the home folder go to the temporary folder too
 export XDG_CACHE_HOME=$tmp/cache XDG_CONFIG_HOME=$tmp/config npm_config_cache=$tmp/npm TORCHINDUCTOR_CACHE_DIR=$tmp/torchinductor
+browser=""   # the pid of a background chromium install, if one runs
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   if [ -n "${CI:-}" ] || [ "${SWARO_INSTALL_BROWSER:-}" = 1 ]; then
     why=$([ -n "${CI:-}" ] && echo "CI is set" || echo "SWARO_INSTALL_BROWSER=1")
-    step "installing Debian's chromium with apt-get for the browser checks of the docs ($why; about 1-2 min)"
+    # in the background, beside the sync check, the notebooks and the docs (network and disk, little CPU): pytest waits for it
+    step "installing Debian's chromium with apt-get for the browser checks of the docs ($why; about 1-2 min, in the background until pytest)"
     sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-    ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null) \
-      || echo "could not install chromium; the browser checks of the docs will fail"
+    ( ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null) \
+      || echo "could not install chromium; the browser checks of the docs will fail" ) > "$tmp/browser.log" 2>&1 < /dev/null &
+    browser=$!
   else
     echo "== browser checks of the docs skipped: chromium is not installed (SWARO_INSTALL_BROWSER=1 bash tools/test.sh installs it with apt-get)"
   fi
@@ -64,6 +68,9 @@ t=$(date +%s); step "3. docs site into _docs/ (about 1 min)"
 if $PY tools/build_docs.py --exec-dir _proc_exec --out _docs; then export SWARO_DOCS_BUILT=1; else echo "docs build failed"; count 0 1; fi
 echo "docs $(since $t)"
 
+if [ -n "$browser" ]; then   # the chromium install started in the background above
+  t=$(date +%s); wait "$browser"; cat "$tmp/browser.log"; echo "chromium install waited for $(since $t)"
+fi
 t=$(date +%s); step "4. pytest (2 worker processes; a few minutes)"
 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m pytest tests -n 2 --dist loadfile -q -rs --durations=15 -p no:cacheprovider --basetemp="$tmp/pytest" --junitxml="$tmp/pytest.xml"
 read p f s x < <(XML="$tmp/pytest.xml" $PY - <<'PYEOF'
