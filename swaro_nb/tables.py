@@ -577,7 +577,7 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
 # %% ../nbs/10a_tables.ipynb #a22e6796
 def progress_points(results,  # the results folder: eval/ and the five-seed folder
                     protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
-                   ) -> list:  # dicts: what, base, schedule, run, epoch, seeds, values and paper ({column: float})
+                   ) -> list:  # dicts: what, base, schedule, complete, run, epoch, seeds, values, paper
     ("Table 7's points: each evaluated snapshot of a longer run (its LE columns, the paper's row at its epoch for "
      "SwARo), then the five-seed set's complete 200-epoch schedules of SwARo and RoCL (seed means; schedule 200).")
     five = five_seed_records(results)   # read once: the snapshots landed there and the complete schedules
@@ -590,7 +590,7 @@ def progress_points(results,  # the results folder: eval/ and the five-seed fold
         e, m = r['train']['snapshot_of']['epoch'], r.get('metrics', {})
         v = variant(r)
         pts.append(dict(what=v, base=v.rsplit(' (epoch ', 1)[0], schedule=(r.get('config') or {}).get('epochs'),
-                        run=r.get('run', ''), epoch=e, seeds=1,
+                        complete=False, run=r.get('run', ''), epoch=e, seeds=1,
                         values={c: m[src(c)] for c in METRIC_KEYS if src(c) in m},
                         paper=PAPER['epochs_ablation'].get(e, {}) if r.get('method') == 'swaro' else {}))
     g = by_variant(five)
@@ -599,8 +599,8 @@ def progress_points(results,  # the results folder: eval/ and the five-seed fold
         if not rs: continue
         mean = {c: sum(r['metrics'][src(c)] for r in rs) / len(rs) for c in METRIC_KEYS
                 if all(src(c) in r['metrics'] for r in rs)}
-        pts.append(dict(what=f"{v}, complete 200-epoch schedule", base=v, schedule=200, run='five-seed set', epoch=200,
-                        seeds=len(rs), paper={}, values=mean))
+        pts.append(dict(what=f"{v}, complete 200-epoch schedule", base=v, schedule=200, complete=True,
+                        run='five-seed set', epoch=200, seeds=len(rs), paper={}, values=mean))
     return pts
 
 def progress_table(results,  # the results folder: eval/ and the five-seed folder
@@ -627,28 +627,29 @@ def progress_figure(results,  # the results folder: eval/ and the five-seed fold
     fig, axs = plt.subplots(2, len(columns), figsize=(3.2 * len(columns), 5.6), squeeze=False, sharex=True)
     lines = {}   # (base, schedule) -> snapshot points, in epoch order
     for p in pts:
-        if p['run'] != 'five-seed set': lines.setdefault((p['base'], p['schedule']), []).append(p)
+        if not p['complete']: lines.setdefault((p['base'], p['schedule']), []).append(p)
     for j, c in enumerate(columns):
         top, bot = axs[0][j], axs[1][j]
-        ep = sorted(int(e) for e in paper)
+        ep = sorted(paper)
         top.plot(ep, [paper[e][c] for e in ep], '--', color='0.5', lw=1, label='paper SwARo (Table 7)')
         for (base, sched), ps in lines.items():
             ps = [p for p in ps if c in p['values']]
             if ps: top.plot([p['epoch'] for p in ps], [p['values'][c] for p in ps], 'o-', ms=4,
                             label=f"{base}, {sched}-epoch schedule")
         for p in pts:
-            if p['run'] == 'five-seed set' and c in p['values']:
+            if p['complete'] and c in p['values']:
                 top.plot([200], [p['values'][c]], 'o', mfc='none', ms=7,
                          label=f"{p['base']}, complete 200 ({p['seeds']} seeds)")
-        diff = {}   # (schedule or 'complete') -> {epoch: SwARo - RoCL}
+        diff = {}   # schedule label -> {epoch: {base: value}}
         for p in pts:
             if p['base'] in ('SwARo', 'RoCL') and c in p['values']:
-                k = 'complete 200' if p['run'] == 'five-seed set' else f"{p['schedule']}-epoch schedule"
+                k = 'complete 200' if p['complete'] else f"{p['schedule']}-epoch schedule"
                 diff.setdefault(k, {}).setdefault(p['epoch'], {})[p['base']] = p['values'][c]
         for k, by_e in diff.items():
             es = sorted(e for e, d in by_e.items() if len(d) == 2)
-            if es: bot.plot(es, [by_e[e]['SwARo'] - by_e[e]['RoCL'] for e in es], 'o-' if k != 'complete 200' else 'o',
-                            mfc=None if k != 'complete 200' else 'none', ms=5, label=k)
+            one = k == 'complete 200'   # one point, open as in the top row
+            if es: bot.plot(es, [by_e[e]['SwARo'] - by_e[e]['RoCL'] for e in es], 'o' if one else 'o-',
+                            mfc='none' if one else None, ms=5, label=k)
         t1 = PAPER['table1']
         bot.axhline(t1['swaro'][c] - t1['rocl'][c], ls='--', color='0.5', lw=1, label='paper, Table 1')
         bot.axhline(0, color='0.8', lw=0.8)
