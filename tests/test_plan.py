@@ -459,7 +459,7 @@ def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():
 def test_five_seed_evaluation_leases_after_m4():
     """E2 on nvidia-h200-x2: rocl-s2 and rand-s2 one a GPU, then AFTER the reference l1_12 alone on the heads just fitted (their
     records and heads in $S/eval/fp32) and on swaro-s2's committed head, one call a run, GPU 0 and GPU 1 side by side; the
-    one-H200 evaluation lease runs swaro-s2 then rand-s2 to its deadline (the planner refuses it: the second is cut on purpose)."""
+    one-H200 evaluation lease runs rocl-s2 then rand-s2 to its deadline (the planner refuses it: the second is cut on purpose)."""
     path = ROOT / 'tools/gpu/plans/five-seed-e2-x2.json'
     assert plan.main([str(path), '--gpus', '2', '--card', 'H200', '--json', '/dev/null']) == 0
     spec = json.loads(path.read_text()); v = _launch_vars(spec['launch'])
@@ -476,9 +476,9 @@ def test_five_seed_evaluation_leases_after_m4():
     one = ROOT / 'tools/gpu/plans/five-seed-e-s2-h200x1.json'
     assert plan.main([str(one), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 1
     spec = json.loads(one.read_text()); v = _launch_vars(spec['launch'])
-    assert spec['launch'] in spec['note'] and [r['name'] for r in spec['runs']] == ['c10-200-swaro-s2', 'c10-200-rand-s2']
-    assert v['RUNS'] == 'c10-200-swaro-s2:none:2 c10-200-rand-s2:none:2' and v['GPUS'] == '0' and 'AFTER' not in v
-    assert v['PRELOAD'].split() == ['c10-200-swaro-s2', 'c10-200-rand-s2'] and int(v['DEADLINE']) <= 1560
+    assert spec['launch'] in spec['note'] and [r['name'] for r in spec['runs']] == ['c10-200-rocl-s2', 'c10-200-rand-s2']
+    assert v['RUNS'] == 'c10-200-rocl-s2:none:2 c10-200-rand-s2:none:2' and v['GPUS'] == '0' and 'AFTER' not in v
+    assert v['PRELOAD'].split() == ['c10-200-rocl-s2', 'c10-200-rand-s2'] and int(v['DEADLINE']) <= 1560
 
 
 def test_five_seed_x2_training_lease_measures_two_gpus_after():
@@ -541,6 +541,30 @@ def test_pinned_copies_one_commit_its_data_and_the_reference(tmp_path):
     assert bad.returncode == 2 and 'neither a tag nor a commit' in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     assert (dest / 'PINNED_COMMIT').is_file()   # a refused call leaves the pinned folder as it was
 
+
+def test_pinned_check_names_what_changed_since_the_pin(tmp_path):
+    """pinned.sh --check: 0 while the pinned folder's results/ data is the checkout's; 1, naming each file, when a run record was
+    added or a checksum file changed after pinning (the pinned code would not find them); files only in the pin (a retired
+    record) do not count; no pinned folder: 2."""
+    import subprocess
+    co, pin = tmp_path / 'co', tmp_path / 'co/.gpu/pinned-eval'
+    files = {'results/weights-five-seed.json': '{"runs": {}}', 'results/runs/c10-200-a-s0/config.json': '{}',
+             'results/runs/c10-200-a-s0/run.json': '{}', 'results/eval/five-seed/c10-200-a-s0-eval.json': '{"x": 1}'}
+    for f, t in files.items():
+        for d in (co, pin): (d / f).parent.mkdir(parents=True, exist_ok=True); (d / f).write_text(t)
+    (pin / 'PINNED').write_text('ref v1\ncommit 0123abc\nmade now\ndata 4 files\npyautoattack from x\nto /root/swaro/evalcode\n')
+    check = lambda: subprocess.run(['bash', str(ROOT / 'tools/gpu/pinned.sh'), '--check', '.gpu/pinned-eval'], cwd=co,
+                                   capture_output=True, text=True)
+    r = check(); assert r.returncode == 0 and 'commit 0123abc' in r.stdout, r.stderr
+    (pin / 'results/runs/c10-200-old-s0').mkdir(); (pin / 'results/runs/c10-200-old-s0/run.json').write_text('{}')
+    assert check().returncode == 0   # only in the pin: harmless
+    (co / 'results/runs/c10-200-b-s2').mkdir(); (co / 'results/runs/c10-200-b-s2/metrics.jsonl').write_text('{}\n')
+    (co / 'results/weights-five-seed.json').write_text('{"runs": {"c10-200-b-s2": {}}}')
+    r = check(); assert r.returncode == 1 and 'c10-200-b-s2' in r.stderr and 'weights-five-seed.json' in r.stderr
+    assert 'PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh 0123abc .gpu/pinned-eval' in r.stderr
+    assert str(tmp_path) not in r.stderr   # the scratch copy's path is not shown
+    r = subprocess.run(['bash', str(ROOT / 'tools/gpu/pinned.sh'), '--check', '.gpu/nothing'], cwd=co, capture_output=True, text=True)
+    assert r.returncode == 2 and 'holds no pinned folder' in r.stderr
 
 def _fake_pack(root, commit='abc1234'):
     "A repro_session.sh pack as a five-seed lease leaves it: one run evaluated, its weights in two pieces, one run cut, extras records."

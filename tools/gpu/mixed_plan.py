@@ -99,9 +99,11 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
             + (f"then, in what is left to {SIDE_END} s, the seed-0 reference extras of {', '.join(extras)} (ref_extras.py, each column "
                f"by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; a cut loses that column only); " if extras else '')
             + "the planner's GPU 1 is the side job; the job packs once both end. Here first: bash ../shared/gpu/stage.sh cifar10 "
-            "wheels; bash tools/gpu/pinned.sh <train commit>; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> "
-            f".gpu/pinned-eval; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(staged)} --to .gpu/mixed-w "
-            "(two encoders a folder: several --to folders when more; the extras' runs with their heads); git sparse-checkout set "
+            f"wheels; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(staged)} --to .gpu/mixed-w (two encoders a "
+            "folder: several --to folders when more; the extras' runs with their heads); then, since staging and landing change "
+            "results/, bash tools/gpu/pinned.sh <train commit>; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> "
+            ".gpu/pinned-eval (the pinned code reads the run records and checksums from its own folder); bash tools/gpu/pinned.sh "
+            "--check on each pinned folder just before the first call; git sparse-checkout set "
             "--no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, the staged folders, then .gpu/wheels, "
             ".gpu/pinned and .gpu/pinned-eval with the launch; polls from the checkout (bash tools/gpu/poll.sh with S, RUNS, LOG: "
             "partial.tar and the announced weights pieces on every call; copy each call's files out of files_at at once). Land: "
@@ -120,10 +122,12 @@ def one_gpu_plan(t: dict, runs: list, extras: list) -> dict:
             + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the seed-0 reference "
                f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; what "
                f"DEADLINE {ONE_GPU_DEADLINE} cuts loses that column only)" if extras else '')
-            + ". Here first: bash ../shared/gpu/stage.sh cifar10 wheels; bash tools/gpu/pinned.sh <train commit>"
-            + ("; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> .gpu/pinned-eval; python tools/gpu/land_five_seed.py "
-               f"stage --from-hub {' '.join(extras)} --to .gpu/mixed-w (with their heads; two a folder)" if extras else '')
-            + "; git sparse-checkout set --no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, "
+            + ". Here first: bash ../shared/gpu/stage.sh cifar10 wheels"
+            + (f"; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(extras)} --to .gpu/mixed-w (with their heads; two a "
+               "folder)" if extras else '')
+            + "; then (staging and landing change results/) bash tools/gpu/pinned.sh <train commit>"
+            + ("; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> .gpu/pinned-eval" if extras else '')
+            + "; bash tools/gpu/pinned.sh --check on each pinned folder just before the first call; git sparse-checkout set --no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, "
             + ("the staged folders, then .gpu/wheels, .gpu/pinned and .gpu/pinned-eval" if extras else "then .gpu/wheels and .gpu/pinned")
             + " with the launch; polls as for a mixed lease. Launch: " + launch)
     return plan_spec(note, launch, t)

@@ -13,9 +13,26 @@
 # receive.sh: it installs _site into /tmp/site and copies the folder to /root/swaro/code; the launch then runs from there:
 #   cd /root/swaro/code && SWARO_COMMIT=$(cat PINNED_COMMIT) ... setsid nohup bash tools/gpu/repro_session.sh ...
 # so the records of every lease name REF's commit and its code ran them. Carry .gpu/pinned in the call that launches.
+#   bash tools/gpu/pinned.sh --check [DEST]          # before a lease's first call: exit 1, naming the files, when results/
+#     has changed since DEST was made (a run record or weights checksum the pinned code would not find: pin again)
 set -euo pipefail
-ref=${1:?usage: bash tools/gpu/pinned.sh TAG-OR-COMMIT [DEST] (e.g. five-seed-v1)}; dest=${2:-.gpu/pinned}
 err() { echo "pinned.sh: error: $*" >&2; exit 2; }
+copy_data() {   # the results/ files of PIN_DATA into $1, as they are in this checkout now; prints how many
+  local n=0 g f
+  for g in ${PIN_DATA:-results/weights-*.json results/runs/c10-200-*/config.json results/runs/c10-200-*/run.json \
+            results/runs/c10-200-*/metrics.jsonl results/eval/five-seed/*.json results/eval/parts/c10-200-*}; do
+    for f in $g; do [ -e "$f" ] || continue; mkdir -p "$1/$(dirname "$f")"; cp -r "$f" "$1/$(dirname "$f")/"; n=$((n + 1)); done
+  done; echo $n; }
+if [ "${1:-}" = --check ]; then
+  dest=${2:-.gpu/pinned}; [ -f "$dest/PINNED" ] || err "$dest holds no pinned folder (bash tools/gpu/pinned.sh REF $dest)"
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; copy_data "$tmp" > /dev/null; mkdir -p "$tmp/results" "$dest/results"
+  if stale=$(diff -rq "$tmp/results" "$dest/results" | grep -v "^Only in $dest/"); [ -z "$stale" ]; then
+    echo "pinned.sh: $dest's data is this checkout's results/ ($(sed -n 2p "$dest/PINNED"))"; exit 0; fi
+  echo "$stale" | sed "s|$tmp/||g" >&2
+  to=$(sed -n 's/^to //p' "$dest/PINNED"); echo "pinned.sh: $dest is stale: results/ changed since it was made; pin again:" \
+    "${to:+PIN_TO=$to }bash tools/gpu/pinned.sh $(sed -n 2p "$dest/PINNED" | cut -d' ' -f2) $dest" >&2; exit 1
+fi
+ref=${1:?usage: bash tools/gpu/pinned.sh TAG-OR-COMMIT [DEST] (e.g. five-seed-v1), or --check [DEST]}; dest=${2:-.gpu/pinned}
 git rev-parse --git-dir > /dev/null 2>&1 || err "run it from a git checkout of the project"
 sha=$(git rev-parse --verify --quiet "$ref^{commit}") || err "$ref is neither a tag nor a commit here (git tag -l; git log --oneline)"
 for f in swaro_nb/robustness.py tools/gpu/repro_session.sh tools/gpu/common.sh tools/gpu/ref_extras.py tools/gpu/poll.sh; do
@@ -27,10 +44,7 @@ case "$dest" in .gpu/*) ;; *) [ -n "${PIN_ANY_DEST:-}" ] || err "DEST $dest is n
 rm -rf "$dest"; mkdir -p "$dest"
 git archive "$sha" swaro_nb tools setup.py settings.ini | tar -x -C "$dest"
 # data of this checkout that the leases read from results/ (copied as they are now, ignored files such as the parts' heads too)
-n=0
-for g in ${PIN_DATA:-results/weights-*.json results/runs/c10-200-*/config.json results/runs/c10-200-*/run.json \
-          results/runs/c10-200-*/metrics.jsonl results/eval/five-seed/*.json results/eval/parts/c10-200-*}; do
-  for f in $g; do [ -e "$f" ] || continue; mkdir -p "$dest/$(dirname "$f")"; cp -r "$f" "$dest/$(dirname "$f")/"; n=$((n + 1)); done; done
+n=$(copy_data "$dest")
 # the reference AutoAttack, its code alone (the wheel's examples/ hold a 44 MB model and are never imported)
 cache=${PIN_CACHE:-$HOME/.cache/swaro-stage}; PY=${PYTHON:-python3}; mkdir -p "$cache" "$dest/_site"
 whl=$(ls "$cache"/pyautoattack-0.2.0-*.whl 2> /dev/null | head -1 || true)
@@ -52,8 +66,8 @@ else   # no index here: the installed copy of the same version
 fi
 [ -f "$dest/_site/pyautoattack/autoattack.py" ] || err "pyautoattack was not unpacked into $dest/_site"
 echo "$sha" > "$dest/PINNED_COMMIT"
-printf 'ref %s\ncommit %s\nmade %s from %s\ndata %s files of results/ (this checkout at %s)\npyautoattack from %s\n' "$ref" "$sha" \
-  "$(date -u +%FT%TZ)" "$(pwd)" "$n" "$(git rev-parse --short HEAD)" "$src" > "$dest/PINNED"
+printf 'ref %s\ncommit %s\nmade %s from %s\ndata %s files of results/ (this checkout at %s)\npyautoattack from %s\nto %s\n' "$ref" \
+  "$sha" "$(date -u +%FT%TZ)" "$(pwd)" "$n" "$(git rev-parse --short HEAD)" "$src" "${PIN_TO:-/root/swaro/code}" > "$dest/PINNED"
 cat > "$dest/receive.sh" <<'R'
 #!/bin/sh
 # the pinned code: pyautoattack into /tmp/site, the folder to PIN_TO of pinned.sh (default /root/swaro/code; launch from there
