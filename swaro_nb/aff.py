@@ -12,10 +12,11 @@ from tqdm.auto import tqdm
 from .core import as_device, amp_context, to_float, check_int
 from .augment import crop_flip
 from .linear import LinearResult, step_lr, scale_milestones, check_data, check_hparams
-from .baselines import trades_kl, trades_pgd
+from .baselines import trades_kl, trades_pgd, trades_start
+from .attack import CudaGraphed
 
 # %% auto #0
-__all__ = ['FineTuned', 'aff_step', 'adversarial_fine_tune']
+__all__ = ['FineTuned', 'aff_step', 'GraphedKL', 'adversarial_fine_tune']
 
 # %% ../nbs/09b_aff.ipynb #cc74fab0
 class FineTuned(nn.Module):
@@ -42,15 +43,27 @@ def aff_step(model: FineTuned,  # the network being fine-tuned
              beta: float = 6.0,  # TRADES' weight of the robust term
              eps: float = 8/255, alpha: float = 2/255, steps: int = 10,  # the KL attack (ACL: 8/255, 2/255, 10)
              generator: torch.Generator | None = None,  # the attack's random start, on x's device
+             attack=trades_pgd,  # the KL attack: `trades_pgd`, or a `GraphedKL` that replays it on a GPU
             ) -> torch.Tensor:  # the step's loss (detached)
     ("One AFF step: TRADES' KL attack with the model in eval mode, then the TRADES loss with the model in train mode, "
      "one SGD step.")
-    xa = trades_pgd(model, x, eps, alpha, steps, generator)   # eval mode inside, restored after
+    # the start drawn here, outside any graph: the same random stream either way; eval mode inside, restored after
+    xa = attack(model, x, eps, alpha, steps, delta0=trades_start(x, generator))
     model.train()
     ln, la = model(x), model(xa)
     loss = F.cross_entropy(ln, y) + beta * trades_kl(la, ln)
     opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
     return loss.detach()
+
+# %% ../nbs/09b_aff.ipynb #64eddfbb
+class GraphedKL(CudaGraphed):
+    ("`trades_pgd` (TRADES' KL attack, from an explicit start) replayed from CUDA graphs, one captured per batch "
+     "shape: the same kernels without the launch overhead of its 11 passes.")
+    def __init__(self): super().__init__(trades_pgd, 'the KL attack')
+    def __call__(self, model, x, eps=8/255, alpha=0.007, steps=10, delta0=None):   # trades_pgd's defaults
+        if delta0 is None:
+            raise ValueError("GraphedKL needs the start delta0 (trades_start): it is drawn outside the graph")
+        return super().__call__(dict(x=x, delta0=delta0), model=model, eps=eps, alpha=alpha, steps=steps)
 
 # %% ../nbs/09b_aff.ipynb #bfa2e510
 def _restore_fit(state: dict | None, model: nn.Module, opt: torch.optim.Optimizer, g: torch.Generator, dev) -> tuple:
@@ -87,6 +100,7 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
                           seed: int = 0,  # head, batch order, augmentation and attack starts
                           progress: bool = True,  # progress bar over epochs
                           amp: bool | None = None,  # bf16 autocast (None: on CUDA only)
+                          graphs: bool = True,  # the KL attack replayed from CUDA graphs on a GPU (GraphedKL)
                           state: dict | None = None,  # what `on_epoch` was given after some epoch: continue from there
                           on_epoch=None,  # called after every epoch with the state to continue from (e.g. to save it)
                          ) -> LinearResult:  # the fine-tuned classifier, its clean test accuracy, the loss per epoch
@@ -100,14 +114,15 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
         torch.manual_seed(seed); model = FineTuned(encoder, feat_dim, n_classes).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     g, xs, ys = torch.Generator(device=dev).manual_seed(seed), train_images.to(dev), train_labels.to(dev)
+    kl = GraphedKL() if graphs else trades_pgd   # the KL attack
     start, losses, before = _restore_fit(state, model, opt, g, dev)   # an interrupted fine-tuning continues
     for ep in tqdm(range(start, epochs), desc='AFF', disable=not progress, leave=False, initial=start, total=epochs):
         for pg in opt.param_groups: pg['lr'] = step_lr(lr, ep, ms, gamma)
         perm, tot = torch.randperm(len(ys), generator=g, device=dev), torch.zeros((), device=dev)
         for i in range(0, len(ys), batch_size):
             idx = perm[i:i + batch_size]
-            x = crop_flip(to_float(xs[idx]), g) if augment else to_float(xs[idx])
-            with amp_context(dev, amp): tot += aff_step(model, opt, x, ys[idx], beta, eps, alpha, steps, g) * len(idx)
+            x, y = crop_flip(to_float(xs[idx]), g) if augment else to_float(xs[idx]), ys[idx]
+            with amp_context(dev, amp): tot += aff_step(model, opt, x, y, beta, eps, alpha, steps, g, kl) * len(idx)
         losses.append(tot / len(ys))
         if on_epoch is not None:
             on_epoch(dict(epoch=ep + 1, model=model.state_dict(), opt=opt.state_dict(), generator=g.get_state(),

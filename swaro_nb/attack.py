@@ -11,7 +11,8 @@ from .core import eval_mode, describe, is_real, check_int
 
 # %% auto #0
 __all__ = ['NORMS', 'project_l1_box', 'slide_direction', 'batch_view', 'random_delta', 'project', 'ascent_step',
-           'projected_gradient', 'random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd', 'GraphedPGD']
+           'projected_gradient', 'random_permutation', 'contrastive_pgd', 'instance_pgd', 'swaro_pgd', 'CudaGraphed',
+           'GraphedPGD']
 
 # %% ../nbs/05_attack.ipynb #c60751aa
 def project_l1_box(v: torch.Tensor,  # (B, ...) perturbations to project
@@ -293,42 +294,53 @@ def swaro_pgd(
     return x_adv, (beta < 0).float().mean()
 
 # %% ../nbs/05_attack.ipynb #4f513845
-class GraphedPGD:
-    ("`contrastive_pgd` replayed from CUDA graphs, one captured per batch shape and setting: "
-     "the same function without per-step launch overhead.")
-    def __init__(self): self.graphs, self.failed = {}, False
-    def __call__(self, model, x1, target_z, beta=None, eps=8/255, alpha=1/255, steps=7, temperature=0.5,
-                 random_start=True, generator=None, delta0=None, detach_keys=False, groups=1):
-        if delta0 is None:  # the random start is drawn outside the graph, exactly as the core draws it
-            delta0 = random_delta(x1, 'linf', eps, generator) if random_start else torch.zeros_like(x1)
-        kw = dict(eps=eps, alpha=alpha, steps=steps, temperature=temperature, random_start=False,
-                  detach_keys=detach_keys, groups=groups)
-        if self.failed or not x1.is_cuda:
-            return contrastive_pgd(model, x1, target_z, beta, generator=generator, delta0=delta0, **kw)
+class CudaGraphed:
+    ("`fn(**tensors, **settings)` replayed from CUDA graphs, one captured per tensor shapes and dtypes, settings and "
+     "autocast: the same kernels without per-call launch overhead. Off the GPU, or once a capture has failed (said "
+     "once), it calls `fn` eagerly. Parameters and buffers that `fn` reads are read where they lie at each replay, so "
+     "in-place updates (an optimiser's step, batch-norm statistics) are seen; the tensors passed are copied in.")
+    def __init__(self, fn, what: str = 'the function'):
+        self.fn, self.what, self.graphs, self.failed = fn, what, {}, False
+    def __call__(self, tensors: dict, **settings):
+        if self.failed or not all(t.is_cuda for t in tensors.values() if t is not None):
+            return self.fn(**tensors, **settings)
         amp = torch.is_autocast_enabled('cuda')
-        key = (id(model), tuple(x1.shape), x1.stride(), x1.dtype, tuple(target_z.shape), target_z.dtype,
-               beta is not None, amp, tuple(sorted(kw.items())))
+        key = (amp, tuple(sorted(settings.items(), key=lambda kv: kv[0])),
+               tuple((k, None if t is None else (tuple(t.shape), t.stride(), t.dtype)) for k, t in tensors.items()))
         g = self.graphs.get(key)
         if g is None:
-            try: g = self.graphs[key] = self._capture(model, x1, target_z, beta, delta0, amp, kw)
-            except Exception as e:  # capture is an optimisation: fall back to the eager loop, and say so once
+            try: g = self.graphs[key] = self._capture(tensors, amp, settings)
+            except Exception as e:  # capture is an optimisation: fall back to the eager call, and say so once
                 import warnings
-                warnings.warn(f"CUDA graph capture of the attack failed ({type(e).__name__}: {e}); running it eagerly")
+                warnings.warn(f"CUDA graph capture of {self.what} failed ({type(e).__name__}: {e}); running it eagerly")
                 self.failed = True
-                return contrastive_pgd(model, x1, target_z, beta, generator=generator, delta0=delta0, **kw)
-        g['x1'].copy_(x1); g['tz'].copy_(target_z); g['d0'].copy_(delta0)
-        if beta is not None: g['beta'].copy_(beta)
+                return self.fn(**tensors, **settings)
+        for k, t in tensors.items():
+            if t is not None: g['in'][k].copy_(t)
         g['graph'].replay()
         return g['out'].clone()
-    def _capture(self, model, x1, target_z, beta, delta0, amp, kw):
-        st = dict(x1=x1.clone(), tz=target_z.clone(), d0=delta0.clone(), beta=None if beta is None else beta.clone())
+    def _capture(self, tensors, amp, settings):
+        st = {k: None if t is None else t.clone() for k, t in tensors.items()}
         def run():
             with torch.autocast('cuda', dtype=torch.bfloat16, enabled=amp, cache_enabled=False):
-                return contrastive_pgd(model, st['x1'], st['tz'], st['beta'], delta0=st['d0'], **kw)
+                return self.fn(**st, **settings)
         s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(s):
             for _ in range(3): run()          # warm-up: cuDNN autotuning and allocations happen outside the capture
         torch.cuda.current_stream().wait_stream(s)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph): out = run()
-        return dict(graph=graph, out=out, **st)
+        return {'graph': graph, 'out': out, 'in': st}
+
+# %% ../nbs/05_attack.ipynb #22645f08
+class GraphedPGD(CudaGraphed):
+    ("`contrastive_pgd` replayed from CUDA graphs, one captured per batch shape and setting: "
+     "the same function without per-step launch overhead.")
+    def __init__(self): super().__init__(contrastive_pgd, 'the attack')
+    def __call__(self, model, x1, target_z, beta=None, eps=8/255, alpha=1/255, steps=7, temperature=0.5,
+                 random_start=True, generator=None, delta0=None, detach_keys=False, groups=1):
+        if delta0 is None:  # the random start is drawn outside the graph, exactly as the core draws it
+            delta0 = random_delta(x1, 'linf', eps, generator) if random_start else torch.zeros_like(x1)
+        return super().__call__(dict(x1=x1, target_z=target_z, beta=beta, delta0=delta0), model=model, eps=eps,
+                                alpha=alpha, steps=steps, temperature=temperature, random_start=False,
+                                detach_keys=detach_keys, groups=groups)

@@ -22,8 +22,8 @@ from .methods import Method, register_method, METHODS
 
 # %% auto #0
 __all__ = ['BASELINES', 'IMAGENET_STATS', 'CIFAR_STATS', 'BASELINE_PRESETS', 'BASELINE_BUDGETS', 'BASELINE_SOURCES', 'Baseline',
-           'SupervisedNet', 'CE', 'ce_pgd', 'AT', 'trades_kl', 'trades_pgd', 'TRADES', 'baseline_config',
-           'fixed_batch_losses']
+           'SupervisedNet', 'CE', 'ce_pgd', 'AT', 'trades_kl', 'trades_start', 'trades_pgd', 'TRADES',
+           'baseline_config', 'fixed_batch_losses']
 
 # %% ../nbs/09_baselines.ipynb #6e589e9a
 BASELINES = ('acl', 'swav', 'scl', 'ce', 'at', 'trades')
@@ -171,6 +171,10 @@ def trades_kl(logits_adv: torch.Tensor,  # (B, K) logits of the adversarial imag
         # older torch gave 0, as this does
         return F.kl_div(F.log_softmax(la, 1), F.log_softmax(ln, 1), reduction='sum', log_target=True) / la.shape[0]
 
+def trades_start(x: torch.Tensor, generator: torch.Generator | None = None, init_std: float = 0.001) -> torch.Tensor:
+    "The KL attack's random start: init_std * N(0, I) of x's shape, dtype and device (the official code's)."
+    return init_std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
+
 def trades_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode for the attack)
                x: torch.Tensor,  # (B, C, H, W) float natural images in [0, 1]
                eps: float = 8/255,  # l_inf radius (TRADES code: 0.031)
@@ -178,6 +182,7 @@ def trades_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode
                steps: int = 10,  # PGD steps (TRADES code: 10)
                generator: torch.Generator | None = None,  # randomness of the start, on x's device
                init_std: float = 0.001,  # the start is x + init_std * N(0, I), as in the official code
+               delta0: torch.Tensor | None = None,  # an explicit start, shape of x (then nothing is drawn)
               ) -> torch.Tensor:  # adversarial images in the eps-ball and [0, 1], no autograd graph
     ("TRADES' inner maximisation: signed-gradient ascent on sum_i KL(p(x_i) || p(x'_i)) from x + 0.001 N(0, I), "
      "model in eval mode.")
@@ -185,7 +190,7 @@ def trades_pgd(model: nn.Module,  # classifier on [0,1] images (put in eval mode
     with eval_mode(model):
         with torch.no_grad(): p_nat = F.softmax(_f32(model(x)), 1)
         kl = lambda a: F.kl_div(F.log_softmax(_f32(model(a)), 1), p_nat, reduction='sum')
-        d0 = init_std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
+        d0 = trades_start(x, generator, init_std) if delta0 is None else delta0
         # the official start: not clipped
         return projected_gradient(kl, x, 'linf', eps, alpha, steps, delta0=d0, clip_start=False)
 
