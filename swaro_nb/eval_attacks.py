@@ -363,6 +363,7 @@ def reference_autoattack(model: nn.Module,  # classifier on [0,1] images, in eva
                          eps: float = 8/255,  # radius
                          seed: int = 0,  # the reference's seed (every component)
                          batch_size: int = 500,  # images per batch inside the reference code
+                         n_queries: int = 5000,  # Square's queries (the standard version: 5000)
                         ) -> torch.Tensor:  # (B, C, H, W) adversarial images (unchanged where no component succeeds)
     ("AutoAttack, standard version, by its authors' code (`pyautoattack`), from clean inputs, float32 logits; the "
      "global RNG is left as it was.")
@@ -373,7 +374,7 @@ def reference_autoattack(model: nn.Module,  # classifier on [0,1] images, in eva
     _check_labels(x, y)
     if norm not in REF_NORMS:
         raise ValueError(f"reference AutoAttack norm must be one of {list(REF_NORMS)}, got {norm!r}")
-    check_int(batch_size, 'batch_size')
+    check_int(batch_size, 'batch_size'); n_queries = check_int(n_queries, 'n_queries')
     m = Logits(model, False).eval()   # float32 logits, whatever autocast the caller has open
     # the reference seeds the global generators
     with torch.random.fork_rng(devices=[x.device] if x.device.type == 'cuda' else []):
@@ -382,6 +383,7 @@ def reference_autoattack(model: nn.Module,  # classifier on [0,1] images, in eva
         # the reference assumes >= 10 classes; fewer (toy models) cap its target count
         for a in (aa.apgd_targeted, aa.fab):
             a.n_target_classes = min(a.n_target_classes, c - 1)
+        aa.square.n_queries = n_queries
         adv, _ = aa.run_standard_evaluation(x.detach(), y, batch_size=batch_size)
     return adv
 
