@@ -623,14 +623,14 @@ def progress_figure(results,  # the results folder: eval/ and the five-seed fold
      "of ours, the complete 200-epoch schedules as open markers); bottom: SwARo − RoCL at the epochs both have, "
      "beside the paper's SwARo − RoCL of Table 1. One seed a snapshot: a trend, not a verdict.")
     import matplotlib.pyplot as plt
-    pts, paper = progress_points(results, protocol), PAPER['epochs_ablation']
+    pts, paper, t1 = progress_points(results, protocol), PAPER['epochs_ablation'], PAPER['table1']
+    ep = sorted(paper)
     fig, axs = plt.subplots(2, len(columns), figsize=(3.2 * len(columns), 5.6), squeeze=False, sharex=True)
     lines = {}   # (base, schedule) -> snapshot points, in epoch order
     for p in pts:
         if not p['complete']: lines.setdefault((p['base'], p['schedule']), []).append(p)
     for j, c in enumerate(columns):
         top, bot = axs[0][j], axs[1][j]
-        ep = sorted(paper)
         top.plot(ep, [paper[e][c] for e in ep], '--', color='0.5', lw=1, label='paper SwARo (Table 7)')
         for (base, sched), ps in lines.items():
             ps = [p for p in ps if c in p['values']]
@@ -650,7 +650,6 @@ def progress_figure(results,  # the results folder: eval/ and the five-seed fold
             one = k == 'complete 200'   # one point, open as in the top row
             if es: bot.plot(es, [by_e[e]['SwARo'] - by_e[e]['RoCL'] for e in es], 'o' if one else 'o-',
                             mfc='none' if one else None, ms=5, label=k)
-        t1 = PAPER['table1']
         bot.axhline(t1['swaro'][c] - t1['rocl'][c], ls='--', color='0.5', lw=1, label='paper, Table 1')
         bot.axhline(0, color='0.8', lw=0.8)
         top.set_title(_label(c), fontsize=10); bot.set_xlabel('epoch')

@@ -13,8 +13,8 @@ def test_data_notebook_leaves_nothing(tmp_path):
     for a notebook that leaves anything there (test_run_nbs_removes_what_a_notebook_leaves, below, checks that it does):
     SWARO_NBS_LOG names that stage's log, and its lines are checked instead of running the notebook a second time.
     Otherwise nbdev_test runs it here."""
-    log = Path(os.environ.get('SWARO_NBS_LOG', '')) if os.environ.get('SWARO_NBS_LOG') else None
-    lines = log.read_text().splitlines() if log and log.is_file() else []
+    log = os.environ.get('SWARO_NBS_LOG')
+    lines = Path(log).read_text().splitlines() if log and Path(log).is_file() else []
     if any(l.startswith(('PASS nbs/00_data.ipynb ', 'FAIL nbs/00_data.ipynb ')) for l in lines):
         assert any(l.startswith('PASS nbs/00_data.ipynb ') for l in lines), 'the notebook stage failed nbs/00_data.ipynb'
         left = [l for l in lines if l.startswith('note: nbs/00_data.ipynb left ')]
