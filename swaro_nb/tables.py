@@ -16,8 +16,9 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
            'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
            'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
-           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'run_frac_neg', 'k_table', 'progress_points',
-           'progress_table', 'progress_figure', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
+           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_sign_sentence', 'run_frac_neg',
+           'k_table', 'progress_points', 'progress_table', 'progress_figure', 'gap_check', 'reference_checks',
+           'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -524,9 +525,11 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
                 f"every column is unresolved ({why}), so the records do not yet say.")
     side = {v: [c for c, w in res.items() if w == v] for v in ('behind', 'ahead')}
     if not side['behind'] and not side['ahead']:
-        return (f"{what[0].upper() + what[1:]} match SwARo within the 95% interval on all {len(res)} columns tested: "
-                f"the cluster assignments add nothing measurable, so what SwARo adds comes from pulling each "
-                f"adversarial view towards another image's embedding, not from its clusters.")
+        ok = df[df['verdict'].isin(list(res.values()))]
+        bound = max(ok['ci_low'].abs().max(), ok['ci_high'].abs().max())   # the widest reach of an interval from 0
+        return (f"{what[0].upper() + what[1:]} show no clear difference from SwARo on any of the {len(res)} columns tested "
+                f"(every 95% interval within ±{bound:.1f} points): the records detect no effect of the cluster "
+                f"assignments, so what separates SwARo from RoCL does not come measurably from its clusters.")
     parts = ([f"fall behind SwARo on {', '.join(side['behind'])} (there the cluster assignments help)"]
              * bool(side['behind'])
              + [f"are ahead of it on {', '.join(side['ahead'])} (there the clusters cost accuracy)"]
@@ -534,6 +537,25 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
     n_same = sum(v == 'no clear difference' for v in res.values())
     return (f"{what[0].upper() + what[1:]} " + ' and '.join(parts)
             + (f", with no clear difference on the other {n_same} columns tested" if n_same else '') + '.')
+
+# %% ../nbs/10a_tables.ipynb #83215e76
+def paper_sign_sentence(comparisons: dict,  # from `verdict_comparisons`
+                        paper: dict | None = None,  # a dict like PAPER (default: PAPER)
+                       ) -> str:  # '' without a SwARo − RoCL comparison
+    "One sentence: the SwARo − RoCL verdicts beside the sign of the paper's Table 1 difference, column by column."
+    df, t1 = comparisons.get('SwARo − RoCL'), (paper or PAPER)['table1']
+    if df is None or not len(df): return ''
+    got = {k: [] for k in ('same', 'opposite', 'none')}
+    for c, v in zip(df['column'], df['verdict']):
+        if c not in t1['swaro'] or c not in t1['rocl'] or v not in VERDICTS[:3]: continue
+        d = t1['swaro'][c] - t1['rocl'][c]
+        k = 'none' if v == 'no clear difference' else 'same' if (v == 'ahead') == (d > 0) else 'opposite'
+        got[k].append(c if k == 'same' else f"{c} (paper {d:+.2f})")
+    said = {'same': 'the same direction on', 'opposite': 'the opposite on', 'none': 'no clear difference on'}
+    parts = [f"{said[k]} {', '.join(cs)}" for k, cs in got.items() if cs]
+    if not parts: return "No SwARo − RoCL verdict yet to set beside the paper's Table 1."
+    return "Beside the paper's Table 1 (SwARo − RoCL): " + '; '.join(parts) + '.'
+
 
 # %% ../nbs/10a_tables.ipynb #72fb34a9
 def run_frac_neg(results,  # the results folder

@@ -301,7 +301,7 @@ def test_apgd_members_are_priced_from_their_own_timings():
 
 
 def test_aff_is_priced_assumed_then_measured():
-    "AFF costs AFF_S_PER_EPOCH an epoch (ASSUMED, said) and adds a head to attack, until a record times it."
+    "AFF costs AFF_S_PER_EPOCH an epoch (ASSUMED, said) and adds a head to attack, until a record times it; then the newest."
     sets = (plan._builtin_sets(), 'built-in')
     m = plan.EvalModel([dict(evrec(), _file='a')], 'H100', sets=sets)
     ev = dict(le=False, rle_epochs=0, n_test=1000, aff=True, aff_epochs=40)
@@ -309,8 +309,11 @@ def test_aff_is_priced_assumed_then_measured():
     assert p['aff'] == pytest.approx(40 * plan.AFF_S_PER_EPOCH) and 'AFF 22.5 s per epoch ASSUMED' in m.describe()
     assert p['attacks_table1'] == pytest.approx(none['attacks_table1'])   # one head either way (AFF's instead of LE's)
     e = evrec(); e.update(_file='b'); e['budgets']['aff_epochs'] = 10; e['seconds']['aff'] = 80.0
-    m2 = plan.EvalModel([e], 'H100', sets=sets)
-    assert m2.aff_s == pytest.approx(8.0) and m2.predict(ev, 0)['aff'] == pytest.approx(320.0) and 'from 1 records' in m2.describe()
+    old = evrec(); old.update(_file='c', date='2026-11-20T09:00:00+00:00'); old['budgets']['aff_epochs'] = 2
+    old['seconds']['aff'] = 100.0   # an older code's timing (50 s an epoch): the newest record prices AFF, whatever their order
+    m2 = plan.EvalModel([old, e], 'H100', sets=sets)
+    assert m2.aff_s == pytest.approx(8.0) and m2.predict(ev, 0)['aff'] == pytest.approx(320.0)
+    assert 'from the newest of 2 records' in m2.describe() and plan.EvalModel([e, old], 'H100', sets=sets).aff_s == pytest.approx(8.0)
     spec = json.loads((ROOT / 'tools/gpu/plans/aff-lease.json').read_text()); v = _launch_vars(spec['launch'])
     assert v['PRELOAD'].split() == [r['name'] for r in spec['runs']] == [x.split(':')[0] for x in v['RUNS'].split()]
     assert '$(cat tools/gpu/plans/aff-eval.txt)' in spec['launch'] and spec['launch'] in spec['note']
@@ -834,7 +837,8 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     assert plan.main([str(ROOT / 'tools/gpu/plans/five-seed-t-rocl-s1-h200.json'), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 0
     for train, ev, ex, g, f in (('c10-200-swaro-s2', [], ['c10-200-rand-s1'], 1, 'five-seed-t-swaro-s2-h200.json'),   # lease m
                                 ('c10-200-rocl-s2', ['c10-200-swaro-s2'], [], 2, 'five-seed-m4-x2.json'),
-                                ('c10-200-rocl-s2', [], [], 1, 'five-seed-t-rocl-s2-h200.json')):
+                                ('c10-200-rocl-s2', [], [], 1, 'five-seed-t-rocl-s2-h200.json'),
+                                ('c10-200-swaro-s3', [], ['c10-200-rocl-s2'], 1, 'five-seed-t-swaro-s3-h200.json')):   # the next
         assert mp.mixed_plan(train, ev, ex, gpus=g) == json.loads((ROOT / 'tools/gpu/plans' / f).read_text()), f
     out = tmp_path / 'm2.json'
     assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 0

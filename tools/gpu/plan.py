@@ -59,9 +59,10 @@ ROBUST_FRAC = 0.5
 # That record ran with --shards 4: each member is four torchattacks calls, one a block of 500 images, so the fixed part is
 # assumed per block, not yet measured at another shard count (eval "shards" scales it; the five-seed protocol keeps 4, for resumable pieces and the same random starts).
 APGD_KINDS = ('apgd', 'apgd-t')
-# AFF (swaro_eval --aff: ACL's 100 epochs of TRADES at batch 128, eager code) has no timing in any record yet. ASSUMED per
-# epoch of 50,000 images: the TRADES baseline's H200 training epoch (9.0 s: results/runs/trades-c10-100-s0, compiled, the
-# same batch and attack) x 2.5 for uncompiled code at batch 128 (launch-bound). A record's seconds['aff'] replaces it.
+# AFF (swaro_eval --aff: ACL's 100 epochs of TRADES at batch 128). Without a record, ASSUMED per epoch of 50,000 images:
+# the TRADES baseline's H200 training epoch (9.0 s: results/runs/trades-c10-100-s0, compiled, the same batch and attack)
+# x 2.5 for code at batch 128 (launch-bound). The newest record's seconds['aff'] replaces it (its code: the eager KL
+# attack's records are older than the CUDA-graph replay's, GraphedKL, the default since 4961272).
 AFF_S_PER_EPOCH = 22.5
 # A model that no attack leaves much of (no adversarial training: CE, SCL, SimCLR, SwAV) runs its worst-case members and
 # AutoAttack on few images: ASSUMED NONROBUST_FRAC of them (the SimCLR 200-epoch record: 0-12% robust per column, its
@@ -382,9 +383,10 @@ class EvalModel:
         self.aa_measured = len(aa)
         self.ref_units = statistics.median(s / (n * self.unit_s) for s, n in ref) if ref else REF_AA_UNITS
         self.ref_measured = len(ref)
-        aff = [r['seconds']['aff'] / (r['budgets']['aff_epochs'] * _train(r) / N_TRAIN) for r in recs
-               if r['budgets'].get('aff_epochs') and isinstance(r['seconds'].get('aff'), (int, float))]
-        self.aff_s, self.aff_measured = (statistics.median(aff) if aff else AFF_S_PER_EPOCH), len(aff)
+        aff = [r for r in recs if r['budgets'].get('aff_epochs') and isinstance(r['seconds'].get('aff'), (int, float))]
+        a = max(aff, key=_ts) if aff else None   # the newest record: its code
+        self.aff_s = a['seconds']['aff'] / (a['budgets']['aff_epochs'] * _train(a) / N_TRAIN) if a else AFF_S_PER_EPOCH
+        self.aff_measured = len(aff)
         timed = [r for r in recs if apgd_timings(r, self.sets)]   # the newest record that times them (its code, its card)
         pts = apgd_timings(max(timed, key=_ts), self.sets) if timed else []
         self.apgd_fit, self.apgd_measured = (_line(pts) if len({x for x, _ in pts}) >= 2 else None), len(pts)
@@ -396,7 +398,7 @@ class EvalModel:
         ref = (f"reference AutoAttack {self.ref_units:.0f} units per image and norm from {self.ref_measured} timings" if self.ref_measured else
                f"reference AutoAttack ASSUMED {self.ref_units:.0f} units per image and norm on at most {AA_N} images (no record times it; REF_AA_UNITS in this file, from one evaluation piece's timing)")
         rle = f"rLE {self.rle_s:.2f} s per epoch of {N_TRAIN} images" if self.rle_s else "rLE: no record"
-        rle += (f"; AFF {self.aff_s:.1f} s per epoch" + (f" from {self.aff_measured} records" if self.aff_measured
+        rle += (f"; AFF {self.aff_s:.1f} s per epoch" + (f" from the newest of {self.aff_measured} records" if self.aff_measured
                                                            else " ASSUMED (no record times it; AFF_S_PER_EPOCH in this file)"))
         apgd = (f"APGD members {self.apgd_fit[0] * 1e3:.2f} ms per step whatever the images (at {self.apgd_shards} shard(s), each "
                 f"a call of its own) + {self.apgd_fit[1] * 1e6:.1f} us per image and step, from {self.apgd_measured} member "
