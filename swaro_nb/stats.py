@@ -182,6 +182,8 @@ def verdict_colour(v: str) -> str:
 
 def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (column, diff, ci_low, ci_high, verdict)
                 title: str | None = None,  # the figure's title
+                marks: dict | None = None,  # panel title -> {column: value}: a reference beside each row (e.g. the paper's)
+                marks_label: str = 'the paper',  # the marks' name in the legend
                ):  # matplotlib Figure
     "A forest plot: a row per column, a panel per comparison, the difference with its 95% interval coloured by verdict."
     import matplotlib.pyplot as plt
@@ -197,6 +199,9 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
             if ci: ax.plot([r.ci_low, r.ci_high], [y, y], color=c, lw=2.4, solid_capstyle='butt')
             ax.plot([r.diff], [y], 'o', ms=6, color=c, mfc=c if ci else 'white', mew=1.6)
             seen.add((r.verdict, ci))
+        for col, x in (marks or {}).get(name, {}).items():   # an open black diamond: the reference's difference
+            if col in rows and x is not None and not math.isnan(x):
+                ax.plot([x], [rows.index(col)], 'D', ms=5.5, mfc='none', mec='black', mew=1.2); seen.add(('mark', True))
         ax.axvline(0, color='black', lw=0.9)
         ax.grid(axis='x', alpha=0.3); ax.set_title(name, fontsize=11)
         ax.set_xlabel('difference (points), 95% interval')
@@ -204,7 +209,8 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
     order = lambda k: (list(VERDICT_COLOURS).index('unresolved' if k[0].startswith('unresolved') else k[0]), k[0])
     handles = [Line2D([], [], marker='o', color=verdict_colour(v), mfc=verdict_colour(v) if ci else 'white',
                       lw=2.4 if ci else 0, label=v + ('' if ci else ': no interval'))
-               for v, ci in sorted(seen, key=order)]
+               for v, ci in sorted(seen - {('mark', True)}, key=order)]
+    handles += [Line2D([], [], marker='D', ls='', mfc='none', mec='black', label=marks_label)] * (('mark', True) in seen)
     fig.legend(handles=handles, loc='outside lower center', ncol=min(len(handles), 4), frameon=False, fontsize=9)
     if title: fig.suptitle(title, fontsize=12)
     return fig

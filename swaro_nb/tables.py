@@ -16,9 +16,9 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
            'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
            'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
-           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_sign_sentence', 'run_frac_neg',
-           'k_table', 'progress_points', 'progress_table', 'progress_figure', 'gap_check', 'reference_checks',
-           'worst_checks', 'paper_anomalies']
+           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences', 'paper_sign_sentence',
+           'run_frac_neg', 'k_table', 'progress_points', 'progress_table', 'progress_figure', 'gap_check',
+           'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -538,17 +538,27 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
     return (f"{what[0].upper() + what[1:]} " + ' and '.join(parts)
             + (f", with no clear difference on the other {n_same} columns tested" if n_same else '') + '.')
 
-# %% ../nbs/10a_tables.ipynb #83215e76
+# %% ../nbs/10a_tables.ipynb #de1126d1
+def paper_differences(paper: dict | None = None,  # a dict like PAPER (default: PAPER)
+                     ) -> dict:  # {'SwARo − RoCL': {column: points}}, the columns named as `verdict_comparisons` names them
+    "The paper's own SwARo − RoCL: Tables 1 and 3 for the LE head, Table 1's +rLE rows as the `rle:` columns."
+    p = paper or PAPER
+    sw, ro = ({**p['table1'][m], **p['table3'][m]} for m in ('swaro', 'rocl'))
+    srle, rrle = p['table1']['swaro+rle'], p['table1']['rocl+rle']
+    return {'SwARo − RoCL': {**{k: v - ro[k] for k, v in sw.items() if k in ro},
+                             **{f'rle:{k}': v - rrle[k] for k, v in srle.items() if k in rrle}}}
+
 def paper_sign_sentence(comparisons: dict,  # from `verdict_comparisons`
                         paper: dict | None = None,  # a dict like PAPER (default: PAPER)
                        ) -> str:  # '' without a SwARo − RoCL comparison
     "One sentence: the SwARo − RoCL verdicts beside the sign of the paper's Table 1 difference, column by column."
-    df, t1 = comparisons.get('SwARo − RoCL'), (paper or PAPER)['table1']
+    df, t1 = comparisons.get('SwARo − RoCL'), (paper or PAPER)['table1']['swaro']
     if df is None or not len(df): return ''
+    pd_ = paper_differences(paper)['SwARo − RoCL']
     got = {k: [] for k in ('same', 'opposite', 'none')}
     for c, v in zip(df['column'], df['verdict']):
-        if c not in t1['swaro'] or c not in t1['rocl'] or v not in VERDICTS[:3]: continue
-        d = t1['swaro'][c] - t1['rocl'][c]
+        if c not in t1 or c not in pd_ or v not in VERDICTS[:3]: continue
+        d = pd_[c]
         k = 'none' if v == 'no clear difference' else 'same' if (v == 'ahead') == (d > 0) else 'opposite'
         got[k].append(c if k == 'same' else f"{c} (paper {d:+.2f})")
     said = {'same': 'the same direction on', 'opposite': 'the opposite on', 'none': 'no clear difference on'}
