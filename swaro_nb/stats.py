@@ -182,7 +182,7 @@ def verdict_colour(v: str) -> str:
 
 def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (column, diff, ci_low, ci_high, verdict)
                 title: str | None = None,  # the figure's title
-                marks: dict | None = None,  # panel title -> {column: value}: a reference beside each row (e.g. the paper's)
+                marks: dict | None = None,  # panel title -> {column: value}: a reference beside each row (the paper's)
                 marks_label: str = 'the paper',  # the marks' name in the legend
                ):  # matplotlib Figure
     "A forest plot: a row per column, a panel per comparison, the difference with its 95% interval coloured by verdict."
@@ -210,7 +210,8 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
     handles = [Line2D([], [], marker='o', color=verdict_colour(v), mfc=verdict_colour(v) if ci else 'white',
                       lw=2.4 if ci else 0, label=v + ('' if ci else ': no interval'))
                for v, ci in sorted(seen - {('mark', True)}, key=order)]
-    handles += [Line2D([], [], marker='D', ls='', mfc='none', mec='black', label=marks_label)] * (('mark', True) in seen)
+    mark = Line2D([], [], marker='D', ls='', mfc='none', mec='black', label=marks_label)
+    handles += [mark] * (('mark', True) in seen)
     fig.legend(handles=handles, loc='outside lower center', ncol=min(len(handles), 4), frameon=False, fontsize=9)
     if title: fig.suptitle(title, fontsize=12)
     return fig

@@ -527,8 +527,8 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
     if not side['behind'] and not side['ahead']:
         ok = df[df['verdict'].isin(list(res.values()))]
         bound = max(ok['ci_low'].abs().max(), ok['ci_high'].abs().max())   # the widest reach of an interval from 0
-        return (f"{what[0].upper() + what[1:]} show no clear difference from SwARo on any of the {len(res)} columns tested "
-                f"(every 95% interval within ±{bound:.1f} points): the records detect no effect of the cluster "
+        return (f"{what[0].upper() + what[1:]} show no clear difference from SwARo on any of the {len(res)} columns "
+                f"tested (every 95% interval within ±{bound:.1f} points): the records detect no effect of the cluster "
                 f"assignments, so what separates SwARo from RoCL does not come measurably from its clusters.")
     parts = ([f"fall behind SwARo on {', '.join(side['behind'])} (there the cluster assignments help)"]
              * bool(side['behind'])
@@ -540,7 +540,7 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
 
 # %% ../nbs/10a_tables.ipynb #de1126d1
 def paper_differences(paper: dict | None = None,  # a dict like PAPER (default: PAPER)
-                     ) -> dict:  # {'SwARo − RoCL': {column: points}}, the columns named as `verdict_comparisons` names them
+                     ) -> dict:  # {'SwARo − RoCL': {column: points}}, columns named as `verdict_comparisons` names them
     "The paper's own SwARo − RoCL: Tables 1 and 3 for the LE head, Table 1's +rLE rows as the `rle:` columns."
     p = paper or PAPER
     sw, ro = ({**p['table1'][m], **p['table3'][m]} for m in ('swaro', 'rocl'))
