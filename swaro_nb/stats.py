@@ -191,7 +191,7 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
     rows = list(dict.fromkeys(c for df in comparisons.values() for c in df['column']))
     fig, axes = plt.subplots(1, len(comparisons), sharex=True, sharey=True, squeeze=False, layout='constrained',
                              figsize=(1.6 + 3.8 * len(comparisons), 1.7 + 0.3 * len(rows)))
-    seen = set()
+    seen, marked = set(), False
     for ax, (name, df) in zip(axes[0], comparisons.items()):
         for r in df.itertuples(index=False):
             y, c = rows.index(r.column), verdict_colour(r.verdict)
@@ -201,7 +201,7 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
             seen.add((r.verdict, ci))
         for col, x in (marks or {}).get(name, {}).items():   # an open black diamond: the reference's difference
             if col in rows and x is not None and not math.isnan(x):
-                ax.plot([x], [rows.index(col)], 'D', ms=5.5, mfc='none', mec='black', mew=1.2); seen.add(('mark', True))
+                ax.plot([x], [rows.index(col)], 'D', ms=5.5, mfc='none', mec='black', mew=1.2); marked = True
         ax.axvline(0, color='black', lw=0.9)
         ax.grid(axis='x', alpha=0.3); ax.set_title(name, fontsize=11)
         ax.set_xlabel('difference (points), 95% interval')
@@ -209,9 +209,8 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
     order = lambda k: (list(VERDICT_COLOURS).index('unresolved' if k[0].startswith('unresolved') else k[0]), k[0])
     handles = [Line2D([], [], marker='o', color=verdict_colour(v), mfc=verdict_colour(v) if ci else 'white',
                       lw=2.4 if ci else 0, label=v + ('' if ci else ': no interval'))
-               for v, ci in sorted(seen - {('mark', True)}, key=order)]
-    mark = Line2D([], [], marker='D', ls='', mfc='none', mec='black', label=marks_label)
-    handles += [mark] * (('mark', True) in seen)
+               for v, ci in sorted(seen, key=order)]
+    if marked: handles.append(Line2D([], [], marker='D', ls='', mfc='none', mec='black', label=marks_label))
     fig.legend(handles=handles, loc='outside lower center', ncol=min(len(handles), 4), frameon=False, fontsize=9)
     if title: fig.suptitle(title, fontsize=12)
     return fig

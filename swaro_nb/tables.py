@@ -525,7 +525,7 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
                 f"every column is unresolved ({why}), so the records do not yet say.")
     side = {v: [c for c, w in res.items() if w == v] for v in ('behind', 'ahead')}
     if not side['behind'] and not side['ahead']:
-        ok = df[df['verdict'].isin(list(res.values()))]
+        ok = df[df['column'].isin(res)]   # the columns with a verdict
         bound = max(ok['ci_low'].abs().max(), ok['ci_high'].abs().max())   # the widest reach of an interval from 0
         return (f"{what[0].upper() + what[1:]} show no clear difference from SwARo on any of the {len(res)} columns "
                 f"tested (every 95% interval within ±{bound:.1f} points): the records detect no effect of the cluster "
@@ -552,20 +552,20 @@ def paper_sign_sentence(comparisons: dict,  # from `verdict_comparisons`
                         paper: dict | None = None,  # a dict like PAPER (default: PAPER)
                        ) -> str:  # '' without a SwARo − RoCL comparison
     "One sentence: the SwARo − RoCL verdicts beside the sign of the paper's Table 1 difference, column by column."
-    df, t1 = comparisons.get('SwARo − RoCL'), (paper or PAPER)['table1']['swaro']
+    df = comparisons.get('SwARo − RoCL')
     if df is None or not len(df): return ''
-    pd_ = paper_differences(paper)['SwARo − RoCL']
+    t1 = (paper or PAPER)['table1']['swaro']
+    theirs = {c: d for c, d in paper_differences(paper)['SwARo − RoCL'].items() if c in t1}   # Table 1's LE columns
     got = {k: [] for k in ('same', 'opposite', 'none')}
     for c, v in zip(df['column'], df['verdict']):
-        if c not in t1 or c not in pd_ or v not in VERDICTS[:3]: continue
-        d = pd_[c]
+        if c not in theirs or v not in VERDICTS[:3]: continue
+        d = theirs[c]
         k = 'none' if v == 'no clear difference' else 'same' if (v == 'ahead') == (d > 0) else 'opposite'
         got[k].append(c if k == 'same' else f"{c} (paper {d:+.2f})")
     said = {'same': 'the same direction on', 'opposite': 'the opposite on', 'none': 'no clear difference on'}
     parts = [f"{said[k]} {', '.join(cs)}" for k, cs in got.items() if cs]
     if not parts: return "No SwARo − RoCL verdict yet to set beside the paper's Table 1."
     return "Beside the paper's Table 1 (SwARo − RoCL): " + '; '.join(parts) + '.'
-
 
 # %% ../nbs/10a_tables.ipynb #72fb34a9
 def run_frac_neg(results,  # the results folder
