@@ -838,8 +838,16 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     for train, ev, ex, g, f in (('c10-200-swaro-s2', [], ['c10-200-rand-s1'], 1, 'five-seed-t-swaro-s2-h200.json'),   # lease m
                                 ('c10-200-rocl-s2', ['c10-200-swaro-s2'], [], 2, 'five-seed-m4-x2.json'),
                                 ('c10-200-rocl-s2', [], [], 1, 'five-seed-t-rocl-s2-h200.json'),
-                                ('c10-200-swaro-s3', [], ['c10-200-rocl-s2'], 1, 'five-seed-t-swaro-s3-h200.json')):   # the next
+                                ('c10-200-swaro-s3', [], ['c10-200-rocl-s2'], 1, 'five-seed-t-swaro-s3-h200.json')):   # lease q
         assert mp.mixed_plan(train, ev, ex, gpus=g) == json.loads((ROOT / 'tools/gpu/plans' / f).read_text()), f
+    nxt = mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, deadline=1600, columns=['l1_12'])   # the next
+    assert nxt == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rocl-s3-h200.json').read_text())
+    v = _launch_vars(nxt['launch'])
+    assert v['DEADLINE'] == '1600' and 'for c in l1_12; do' in nxt['launch'] and 'l2_05' not in nxt['launch']
+    assert v['RUNS'] == 'c10-200-rocl-s3:c10-200-rocl:3:--rocl-term-forward,shared' and 'DEADLINE 1600 cuts' in nxt['note']
+    for bad in (dict(deadline=1750), dict(deadline=500), dict(columns=['linf_8'])):   # past the lease; too short; not an extra
+        with pytest.raises(ValueError): mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, **bad)
+    with pytest.raises(ValueError, match='--gpus 1 only'): mp.mixed_plan('c10-200-rocl-s3', [], [], deadline=1600)
     out = tmp_path / 'm2.json'
     assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 0
     spec = json.loads(out.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])

@@ -10,6 +10,8 @@ tools/gpu/plan.py.
   python tools/gpu/mixed_plan.py --train c10-200-rand-s1 --evaluate c10-200-rocl-s1 --extras c10-200-rocl-s0 \\
       --out tools/gpu/plans/five-seed-m2-x2.json
   python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s1 --extras c10-200-rocl-s0 c10-200-swaro-s0 --out tools/gpu/plans/five-seed-t-rocl-s1-h200.json
+  python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s3 --extras c10-200-swaro-s2 --columns l1_12 --deadline 1600 \
+      --out tools/gpu/plans/five-seed-t-rocl-s3-h200.json   (--columns: the extras' columns; --deadline: one H200's DEADLINE)
 
 Run names are the set's: c10-200-{swaro,rocl,rand}-s<seed>. Exit 1 when the planner refuses the plan, 2 on bad arguments.
 """
@@ -60,7 +62,7 @@ def plan_spec(note: str, launch: str, t: dict, evaluated=()) -> dict:
                 runs=[run, *evaluated])
 
 
-def extras_cmd(extras: list, gpu: int, limit: str = '') -> str:
+def extras_cmd(extras: list, gpu: int, limit: str = '', columns=EXTRAS_COLUMNS) -> str:
     ("Shell (run in the eval pin's folder, S set) for the seed-0 reference extras: each run's folder from its staged float16 "
      "weights (WEIGHTS_DIR), checked, then ref_extras.py once a column that the pinned results/ has no record of, each "
      "under `timeout $(( limit ))` when limit is given; PYTHON and SMOKE (a CPU dry run) as in repro_session.sh.")
@@ -68,19 +70,25 @@ def extras_cmd(extras: list, gpu: int, limit: str = '') -> str:
     return ("P=${PYTHON:-python3}; W=${WEIGHTS_DIR:-/root/swaro/weights}; X=$([ -n \"${SMOKE:-}\" ] && echo --smoke --autoattack-n 8); "
             f"R=$S/side/runs; mkdir -p $S/side/logs; for n in {' '.join(extras)}; do mkdir -p $R/$n && cp results/runs/$n/{{config.json,"
             "run.json,metrics.jsonl} $R/$n/ && cp $W/$n.pt $R/$n/weights.pt && $P tools/gpu/check_weights.py $n "
-            f"$R/$n/weights.pt || continue; for c in {' '.join(EXTRAS_COLUMNS)}; do [ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue; "
+            f"$R/$n/weights.pt || continue; for c in {' '.join(columns)}; do [ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue; "
             f"CUDA_VISIBLE_DEVICES={gpu} {lim}$P "
             "tools/gpu/ref_extras.py $n --runs $R --heads $W --records results/eval/five-seed --out $S/side/extras-$c "
             "--columns $c --shards 4 $X > $S/side/logs/extras-$n-$c.log 2>&1; done; done")
 
 
-def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int = 2) -> dict:
-    "The plan: the training run, the runs evaluated (those with pieces first: they resume), the extras, launch and note."
+def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int = 2, deadline: int | None = None,
+               columns=EXTRAS_COLUMNS) -> dict:
+    ("The plan: the training run, the runs evaluated (those with pieces first: they resume), the extras (each of columns), "
+     "launch and note; deadline (one H200 only) replaces ONE_GPU_DEADLINE.")
     t = parse_run(train)
     runs = [parse_run(n) for n in evaluate]
     for n in extras: parse_run(n)
+    if bad := [c for c in columns if c not in EXTRAS_COLUMNS]: raise ValueError(f"extras columns {bad}: not of {EXTRAS_COLUMNS}")
+    if deadline is not None and (gpus != 1 or not 600 <= deadline <= 1700):
+        raise ValueError(f"--deadline {deadline}: for --gpus 1 only, 600-1700 s (a lease holds 1,800 s; staging and the last poll "
+                         "take the rest)")
     if train in evaluate: raise ValueError(f"{train} is trained in this lease: it cannot be evaluated in it too")
-    if gpus == 1: return one_gpu_plan(t, runs, extras)
+    if gpus == 1: return one_gpu_plan(t, runs, extras, deadline or ONE_GPU_DEADLINE, tuple(columns))
     resume = [r['name'] for r in runs if (Path(parts) / f"{r['name']}-eval.parts").is_dir()]
     fresh = [r['name'] for r in runs if r['name'] not in resume]
     ev = json.loads((ROOT / 'tools/gpu/plans/five-seed-eval-lease1-rest.json').read_text())['defaults']['eval']
@@ -113,15 +121,15 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
                                             eval=ev) for r in sorted(runs, key=lambda r: r['name'] not in resume)])
 
 
-def one_gpu_plan(t: dict, runs: list, extras: list) -> dict:
+def one_gpu_plan(t: dict, runs: list, extras: list, deadline: int = ONE_GPU_DEADLINE, columns=EXTRAS_COLUMNS) -> dict:
     "The one-H200 lease: train t with the train pin; then, with the eval pin on the same GPU, the extras (AFTER)."
     if runs: raise ValueError("--gpus 1: the lease trains its run and no evaluation fits after it (a training about 17 min, an evaluation 12)")
-    launch = launch_line(t, f"AFTER='{EVAL_PIN}; {extras_cmd(extras, 0)}' " if extras else '', ONE_GPU_DEADLINE)
+    launch = launch_line(t, f"AFTER='{EVAL_PIN}; {extras_cmd(extras, 0, columns=columns)}' " if extras else '', deadline)
     note = (f"five-seed set, a training lease on one H200 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py --gpus 1): "
             f"{t['name']} trains {TRAIN_PIN}"
             + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the seed-0 reference "
-               f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; what "
-               f"DEADLINE {ONE_GPU_DEADLINE} cuts loses that column only)" if extras else '')
+               f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(columns)}; not priced; what "
+               f"DEADLINE {deadline} cuts loses that column only)" if extras else '')
             + ". Here first: bash ../shared/gpu/stage.sh cifar10 wheels"
             + (f"; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(extras)} --to .gpu/mixed-w (with their heads; two a "
                "folder)" if extras else '')
@@ -141,8 +149,10 @@ def main(argv=None) -> int:
     ap.add_argument('--extras', nargs='*', default=[], help='seed-0 runs whose reference extras run after the evaluations')
     ap.add_argument('--out', required=True, help='the plan file to write')
     ap.add_argument('--card', default='H200', help='the card the planner prices it for (default %(default)s)')
+    ap.add_argument('--deadline', type=int, help=f'--gpus 1: the job\'s DEADLINE in s (default {ONE_GPU_DEADLINE})')
+    ap.add_argument('--columns', nargs='+', default=list(EXTRAS_COLUMNS), help='the extras\' columns (default: %(default)s)')
     a = ap.parse_args(argv)
-    try: spec = mixed_plan(a.train, a.evaluate, a.extras, gpus=a.gpus)
+    try: spec = mixed_plan(a.train, a.evaluate, a.extras, gpus=a.gpus, deadline=a.deadline, columns=a.columns)
     except ValueError as e: print(f"mixed_plan: error: {e}", file=sys.stderr); return 2
     if len(spec['launch']) >= 2000: print(f"mixed_plan: error: the launch line has {len(spec['launch'])} characters (a call takes 2,000)", file=sys.stderr); return 2
     Path(a.out).write_text(json.dumps(spec, indent=1) + '\n')
