@@ -848,6 +848,8 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     for bad in (dict(deadline=1750), dict(deadline=500), dict(columns=['linf_8'])):   # past the lease; too short; not an extra
         with pytest.raises(ValueError): mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, **bad)
     with pytest.raises(ValueError, match='--gpus 1 only'): mp.mixed_plan('c10-200-rocl-s3', [], [], deadline=1600)
+    x2 = mp.mixed_plan('c10-200-rand-s3', [], ['c10-200-rand-s2'], columns=['l1_12'])['launch']   # the x2 side job's extras too
+    assert 'for c in l1_12; do' in x2 and 'l2_05' not in x2
     out = tmp_path / 'm2.json'
     assert mp.main(['--train', 'c10-200-rand-s1', '--evaluate', 'c10-200-rocl-s1', '--out', str(out)]) == 0
     spec = json.loads(out.read_text()); v = _launch_vars(spec['launch']); side = _launch_vars(v['SIDE'])

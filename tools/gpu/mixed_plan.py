@@ -10,7 +10,7 @@ tools/gpu/plan.py.
   python tools/gpu/mixed_plan.py --train c10-200-rand-s1 --evaluate c10-200-rocl-s1 --extras c10-200-rocl-s0 \\
       --out tools/gpu/plans/five-seed-m2-x2.json
   python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s1 --extras c10-200-rocl-s0 c10-200-swaro-s0 --out tools/gpu/plans/five-seed-t-rocl-s1-h200.json
-  python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s3 --extras c10-200-swaro-s2 --columns l1_12 --deadline 1600 \
+  python tools/gpu/mixed_plan.py --gpus 1 --train c10-200-rocl-s3 --extras c10-200-swaro-s2 --columns l1_12 --deadline 1600 \\
       --out tools/gpu/plans/five-seed-t-rocl-s3-h200.json   (--columns: the extras' columns; --deadline: one H200's DEADLINE)
 
 Run names are the set's: c10-200-{swaro,rocl,rand}-s<seed>. Exit 1 when the planner refuses the plan, 2 on bad arguments.
@@ -95,7 +95,7 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
     side = (EVAL_PIN + " SIDE_GPU=1; t0=$(date +%s); "
             + (f'RESUME="{" ".join(resume)}" ' if resume else '') + (f'EVALUATE="{" ".join(fresh)}" ' if fresh else '')
             + (f"SIDE_END={SIDE_END} bash tools/gpu/plans/five-seed-side.sh; " if runs else '')
-            + (extras_cmd(extras, 1, f"{SIDE_END} - $(date +%s) + t0") if extras else ''))
+            + (extras_cmd(extras, 1, f"{SIDE_END} - $(date +%s) + t0", columns) if extras else ''))
     launch = launch_line(t, f"SIDE='{side}' ", DEADLINE)
     staged = [*evaluate, *extras]
     note = (f"five-seed set, a mixed lease on nvidia-h200-x2 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py): "
@@ -105,7 +105,7 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
                "results/eval/parts/; " if resume else '')
             + (f"{', '.join(fresh)} evaluated whole; " if fresh else '')
             + (f"then, in what is left to {SIDE_END} s, the seed-0 reference extras of {', '.join(extras)} (ref_extras.py, each column "
-               f"by itself: {', '.join(EXTRAS_COLUMNS)}; not priced; a cut loses that column only); " if extras else '')
+               f"by itself: {', '.join(columns)}; not priced; a cut loses that column only); " if extras else '')
             + "the planner's GPU 1 is the side job; the job packs once both end. Here first: bash ../shared/gpu/stage.sh cifar10 "
             f"wheels; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(staged)} --to .gpu/mixed-w (two encoders a "
             "folder: several --to folders when more; the extras' runs with their heads); then, since staging and landing change "
