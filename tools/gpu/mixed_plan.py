@@ -2,9 +2,9 @@
 """Write the plan of a mixed five-seed lease on nvidia-h200-x2 (tools/gpu/plans/five-seed.md, "With one or two GPUs"):
 GPU 0 trains one run of the set with the train pin (EVAL=none, WEIGHTS=1); a side job on GPU 1 with the eval pin finishes
 the evaluations an earlier lease cut (their pieces in results/eval/parts/), evaluates runs trained earlier, then runs the
-seed-0 reference extras in what is left of the lease. With --gpus 1 (one H200) the lease trains its run, and the extras
-run after it on the same GPU (repro_session.sh AFTER, with the eval pin). The extras run each column of each run by
-itself (l1_12, then l2_05), into $S/side/extras-<column>/, so that a cut loses one column only. The plan is checked with
+reference extras (the reference AutoAttack at l1 12 and l2 0.5 on a model's LE head; l2 on seed 0 only) in what is left
+of the lease. With --gpus 1 (one H200) the lease trains its run, and the extras run after it on the same GPU
+(repro_session.sh AFTER, with the eval pin). The extras run each column of each run by itself (l1_12, then l2_05), into $S/side/extras-<column>/, so that a cut loses one column only. The plan is checked with
 tools/gpu/plan.py.
 
   python tools/gpu/mixed_plan.py --train c10-200-rand-s1 --evaluate c10-200-rocl-s1 --extras c10-200-rocl-s0 \\
@@ -38,7 +38,7 @@ def parse_run(name: str) -> dict:
     return dict(name=name, seed=int(m[2]), **KINDS[m[1]])
 
 
-EXTRAS_COLUMNS = ('l1_12', 'l2_05')   # the seed-0 reference extras, the cheaper column first
+EXTRAS_COLUMNS = ('l1_12', 'l2_05')   # the reference extras, the cheaper column first
 EVAL_PIN = "cd /root/swaro/evalcode || exit 1; export SWARO_COMMIT=$(cat PINNED_COMMIT) PYTHONPATH=/tmp/site:/root/swaro/evalcode"
 TRAIN_PIN = ("with the train pin (five-seed-pins.json 'train'; EVAL=none, WEIGHTS=1: its float16 weights come back in pieces as "
              "soon as it is exported and go to weights/ in the same session)")
@@ -63,7 +63,7 @@ def plan_spec(note: str, launch: str, t: dict, evaluated=()) -> dict:
 
 
 def extras_cmd(extras: list, gpu: int, limit: str = '', columns=EXTRAS_COLUMNS) -> str:
-    ("Shell (run in the eval pin's folder, S set) for the seed-0 reference extras: each run's folder from its staged float16 "
+    ("Shell (run in the eval pin's folder, S set) for the reference extras: each run's folder from its staged float16 "
      "weights (WEIGHTS_DIR), checked, then ref_extras.py once a column that the pinned results/ has no record of, each "
      "under `timeout $(( limit ))` when limit is given; PYTHON and SMOKE (a CPU dry run) as in repro_session.sh.")
     lim = f'timeout $(( {limit} )) ' if limit else ''
@@ -80,7 +80,7 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
                columns=EXTRAS_COLUMNS) -> dict:
     ("The plan: the training run, the runs evaluated (those with pieces first: they resume), the extras (each of columns), "
      "launch and note; deadline (one H200 only) replaces ONE_GPU_DEADLINE.")
-    t = parse_run(train)
+    t, columns = parse_run(train), tuple(columns)
     runs = [parse_run(n) for n in evaluate]
     for n in extras: parse_run(n)
     if bad := [c for c in columns if c not in EXTRAS_COLUMNS]: raise ValueError(f"extras columns {bad}: not of {EXTRAS_COLUMNS}")
@@ -88,7 +88,7 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
         raise ValueError(f"--deadline {deadline}: for --gpus 1 only, 600-1700 s (a lease holds 1,800 s; staging and the last poll "
                          "take the rest)")
     if train in evaluate: raise ValueError(f"{train} is trained in this lease: it cannot be evaluated in it too")
-    if gpus == 1: return one_gpu_plan(t, runs, extras, deadline or ONE_GPU_DEADLINE, tuple(columns))
+    if gpus == 1: return one_gpu_plan(t, runs, extras, deadline or ONE_GPU_DEADLINE, columns)
     resume = [r['name'] for r in runs if (Path(parts) / f"{r['name']}-eval.parts").is_dir()]
     fresh = [r['name'] for r in runs if r['name'] not in resume]
     ev = json.loads((ROOT / 'tools/gpu/plans/five-seed-eval-lease1-rest.json').read_text())['defaults']['eval']
@@ -104,7 +104,7 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
             + (f"{', '.join(resume)} resume{'s' * (len(resume) == 1)} {'its' if len(resume) == 1 else 'their'} pieces of "
                "results/eval/parts/; " if resume else '')
             + (f"{', '.join(fresh)} evaluated whole; " if fresh else '')
-            + (f"then, in what is left to {SIDE_END} s, the seed-0 reference extras of {', '.join(extras)} (ref_extras.py, each column "
+            + (f"then, in what is left to {SIDE_END} s, the reference extras of {', '.join(extras)} (ref_extras.py, each column "
                f"by itself: {', '.join(columns)}; not priced; a cut loses that column only); " if extras else '')
             + "the planner's GPU 1 is the side job; the job packs once both end. Here first: bash ../shared/gpu/stage.sh cifar10 "
             f"wheels; python tools/gpu/land_five_seed.py stage --from-hub {' '.join(staged)} --to .gpu/mixed-w (two encoders a "
@@ -127,7 +127,7 @@ def one_gpu_plan(t: dict, runs: list, extras: list, deadline: int = ONE_GPU_DEAD
     launch = launch_line(t, f"AFTER='{EVAL_PIN}; {extras_cmd(extras, 0, columns=columns)}' " if extras else '', deadline)
     note = (f"five-seed set, a training lease on one H200 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py --gpus 1): "
             f"{t['name']} trains {TRAIN_PIN}"
-            + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the seed-0 reference "
+            + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the reference "
                f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(columns)}; not priced; what "
                f"DEADLINE {deadline} cuts loses that column only)" if extras else '')
             + ". Here first: bash ../shared/gpu/stage.sh cifar10 wheels"
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     ap.add_argument('--train', required=True, help='the run trained on GPU 0')
     ap.add_argument('--evaluate', nargs='*', default=[], help='runs trained earlier, evaluated on GPU 1 (those with pieces resume)')
     ap.add_argument('--gpus', type=int, choices=(1, 2), default=2, help='2: nvidia-h200-x2 (default); 1: one H200, training then extras')
-    ap.add_argument('--extras', nargs='*', default=[], help='seed-0 runs whose reference extras run after the evaluations')
+    ap.add_argument('--extras', nargs='*', default=[], help='runs whose reference extras run after the evaluations')
     ap.add_argument('--out', required=True, help='the plan file to write')
     ap.add_argument('--card', default='H200', help='the card the planner prices it for (default %(default)s)')
     ap.add_argument('--deadline', type=int, help=f'--gpus 1: the job\'s DEADLINE in s (default {ONE_GPU_DEADLINE})')
