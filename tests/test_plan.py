@@ -482,6 +482,13 @@ def test_five_seed_evaluation_leases_after_m4():
     assert spec['launch'] in spec['note'] and [r['name'] for r in spec['runs']] == ['c10-200-rocl-s2', 'c10-200-rand-s2']
     assert v['RUNS'] == 'c10-200-rocl-s2:none:2 c10-200-rand-s2:none:2' and v['GPUS'] == '0' and 'AFTER' not in v
     assert v['PRELOAD'].split() == ['c10-200-rocl-s2', 'c10-200-rand-s2'] and int(v['DEADLINE']) <= 1560
+    s3 = json.loads((ROOT / 'tools/gpu/plans/five-seed-e-s3-h200x1.json').read_text())   # seed 3's, as lease p ran it
+    w = _launch_vars(s3['launch'])
+    assert s3['launch'] in s3['note'] and s3['defaults'] == spec['defaults'] and w['DEADLINE'] == '1630'
+    assert w['RUNS'] == 'c10-200-rocl-s3:none:3 c10-200-swaro-s3:none:3' and w['PRELOAD'] == 'c10-200-rocl-s3 c10-200-swaro-s3'
+    assert {k: x for k, x in w.items() if k not in ('RUNS', 'PRELOAD', 'DEADLINE')} == \
+        {k: x for k, x in v.items() if k not in ('RUNS', 'PRELOAD', 'DEADLINE')}
+    assert [(r['name'], r['method'], r['seed']) for r in s3['runs']] == [('c10-200-rocl-s3', 'rocl', 3), ('c10-200-swaro-s3', 'swaro', 3)]
 
 
 def test_five_seed_x2_training_lease_measures_two_gpus_after():
@@ -840,11 +847,18 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
                                 ('c10-200-rocl-s2', [], [], 1, 'five-seed-t-rocl-s2-h200.json'),
                                 ('c10-200-swaro-s3', [], ['c10-200-rocl-s2'], 1, 'five-seed-t-swaro-s3-h200.json')):   # lease q
         assert mp.mixed_plan(train, ev, ex, gpus=g) == json.loads((ROOT / 'tools/gpu/plans' / f).read_text()), f
-    nxt = mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, deadline=1600, columns=['l1_12'])   # the next
-    assert nxt == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rocl-s3-h200.json').read_text())
+    r = mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, deadline=1600, columns=['l1_12'])   # lease r
+    assert r == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rocl-s3-h200.json').read_text())
+    v = _launch_vars(r['launch'])
+    assert v['DEADLINE'] == '1600' and 'for c in l1_12; do' in r['launch'] and 'l2_05' not in r['launch']
+    assert v['RUNS'] == 'c10-200-rocl-s3:c10-200-rocl:3:--rocl-term-forward,shared' and 'DEADLINE 1600 cuts' in r['note']
+    nxt = mp.mixed_plan('c10-200-rand-s3', [], ['c10-200-rand-s2'], gpus=1, deadline=1600, columns=['l1_12'])   # the next
+    assert nxt == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rand-s3-h200.json').read_text())
     v = _launch_vars(nxt['launch'])
-    assert v['DEADLINE'] == '1600' and 'for c in l1_12; do' in nxt['launch'] and 'l2_05' not in nxt['launch']
-    assert v['RUNS'] == 'c10-200-rocl-s3:c10-200-rocl:3:--rocl-term-forward,shared' and 'DEADLINE 1600 cuts' in nxt['note']
+    assert v['RUNS'] == 'c10-200-rand-s3:c10-200:3:--swaro-targets,random' and 'for n in c10-200-rand-s2; do' in nxt['launch']
+    assert v['DEADLINE'] == '1600' and 'l2_05' not in nxt['launch']
+    assert plan.main([str(ROOT / 'tools/gpu/plans/five-seed-t-rand-s3-h200.json'), '--gpus', '1', '--card', 'H200',
+                      '--json', '/dev/null']) == 0
     for bad in (dict(deadline=1750), dict(deadline=500), dict(columns=['linf_8'])):   # past the lease; too short; not an extra
         with pytest.raises(ValueError): mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, **bad)
     with pytest.raises(ValueError, match='--gpus 1 only'): mp.mixed_plan('c10-200-rocl-s3', [], [], deadline=1600)
