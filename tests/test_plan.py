@@ -661,6 +661,40 @@ def test_land_refuses_extras_of_another_commit_or_twice(tmp_path):
     r = land()
     assert r.returncode == 2 and 'two ref_extras.py records of runA-ref-extras-l1_12.json' in r.stderr and not (co / 'results').exists()
 
+def test_land_checks_both_pins(tmp_path):
+    """--pins: a lease that trains with one commit and evaluates with another lands when its training records name the
+    'train' pin and its evaluation and extras records the 'eval' pin; any record of the other pin, or of none, copies
+    nothing; --pins with --commit refused. A training lease's pack (no evaluation record) lands with exit 0."""
+    import subprocess, sys
+    co = tmp_path / 'co'; co.mkdir()
+    p, *_ = _fake_pack(tmp_path, commit='eee1111')
+    pins = tmp_path / 'pins.json'; pins.write_text(json.dumps(dict(train='ddd0000aaaa', eval='eee1111bbbb')))
+    land = lambda *a: subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(p), '--logs', 'x', *a],
+                                     cwd=co, capture_output=True, text=True)
+    run_json = p / 'records/runA/run.json'
+    for bad, msg in ((dict(commit='eee1111'), 'not the pinned ddd0000aaaa'), ({}, 'commit none is not the pinned ddd0000aaaa')):
+        run_json.write_text(json.dumps(bad))   # trained by the eval pin's code, or a record naming no commit
+        r = land('--pins', pins)
+        assert r.returncode == 2 and msg in r.stderr and "the training's code" in r.stderr and not (co / 'results').exists(), r.stderr
+    run_json.write_text(json.dumps(dict(commit='ddd0000')))
+    ex = p / 'side/extras-l1_12/runA-ref-extras.json'; good = ex.read_text()
+    ex.write_text(good.replace('eee1111', 'ddd0000'))   # extras run with the training's code
+    r = land('--pins', pins)
+    assert r.returncode == 2 and 'commit ddd0000 is not the pinned eee1111bbbb' in r.stderr and not (co / 'results').exists()
+    ex.write_text(good)
+    r = land('--pins', pins, '--commit', 'eee1111')
+    assert r.returncode == 2 and '--commit or --pins, not both' in r.stderr
+    r = land('--pins', pins)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((co / 'results/runs/runA/run.json').read_text()) == {'commit': 'ddd0000'}
+    assert (co / 'results/eval/five-seed/runA-eval.json').is_file() and (co / 'results/eval/five-seed/runA-ref-extras-l1_12.json').is_file()
+    for f in [*(p / 'eval/fp32').glob('*.json'), *p.glob('side/extras*/*.json')]: f.unlink()   # a training lease's pack
+    r = land('--pins', pins, '--replace')
+    assert r.returncode == 0 and 'no evaluation record in the pack' in r.stdout, r.stdout + r.stderr
+    (p / 'records/runA/run.json').unlink()
+    r = land('--pins', pins)
+    assert r.returncode == 1 and 'no record in the pack' in r.stderr
+
 def test_aff_state_lands_and_stages_back(tmp_path):
     """An AFF lease: its record lands in results/eval/aff/ (beside the run's LE/rLE record), its network and the state its
     deadline stopped the fine-tuning at (pieces, sha256 in the events log) are joined into .gpu/aff/; `stage --aff` cuts the

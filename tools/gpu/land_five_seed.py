@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Land a five-seed lease's pack in results/ (issue #34 item 4), and stage the float16 weights and heads a later lease needs.
 
-  python tools/gpu/land_five_seed.py land PACK --logs 2026-11-28-a-h200x4 [--weights DIR] [--plan PLAN] [--commit SHA]
+  python tools/gpu/land_five_seed.py land PACK --logs 2026-11-28-a-h200x4 [--weights DIR] [--plan PLAN] [--commit SHA | --pins F]
   python tools/gpu/land_five_seed.py stage c10-200-swaro-s0 c10-200-rocl-s0 --to .gpu/five-seed-w1
   python tools/gpu/land_five_seed.py stage --from-hub c10-200-swaro-s0 c10-200-rocl-s0 --to .gpu/five-seed-e1
 
@@ -16,7 +16,10 @@ PACK.d/). It copies, printing each step:
   eval/fp32/<run>-eval.parts/ (an evaluation its deadline cut)   -> results/eval/parts/             (resumed by a later lease)
   events.log, logs/*, side/events.log, side/logs/* (side-*)     -> results/logs/<--logs>/          (with a note.txt summary)
 and checks that every evaluation record holds per_image and ref_check and that all name one commit (--commit, e.g. the
-pinned PINNED_COMMIT: a record of another commit is an error). The fitted heads, eval/fp32/<run>-eval-heads.pt (git
+pinned PINNED_COMMIT: a record of another commit is an error); --pins tools/gpu/plans/five-seed-pins.json instead checks
+both pins of a lease that trains with one commit and evaluates with another: every training record (records/<run>/run.json)
+names the file's 'train' commit and every evaluation and extras record its 'eval' commit, a record naming none included.
+A pack with no record of any kind exits 1. The fitted heads, eval/fp32/<run>-eval-heads.pt (git
 ignores *.pt), stay in the unpacked pack; with --weights (the folder where the float16 pieces <run>.weights.pt.<k> came
 back) each run's pieces are joined, checked against the sha256 its events.log line gives, recorded in
 results/weights-five-seed.json ({"runs": {run: {sha256, bytes, pieces, lease}}}, what repro_session.sh PRELOAD checks)
@@ -111,6 +114,21 @@ def gap_line(rc: dict) -> str:
     return ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
 
 
+def pins_of(a) -> tuple:
+    "(train commit, eval commit) the records must name: --commit for both (training records unchecked), or --pins' two."
+    if not a.pins: return None, a.commit
+    if a.commit: raise LandError("--commit or --pins, not both")
+    try: pins = json.loads(Path(a.pins).read_text()); return str(pins['train']), str(pins['eval'])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise LandError(f"{a.pins}: not a pins file with 'train' and 'eval' commits ({type(e).__name__}: {e})") from None
+
+
+def check_pinned(rec: dict, f: Path, commit: str | None, what: str):
+    "LandError when --pins is given and the record names another commit than `commit`, or none."
+    if commit and (not rec.get('commit') or other_commit(rec, commit)):
+        raise LandError(f"{f}: commit {rec.get('commit') or 'none'} is not the pinned {commit} ({what}; nothing was copied)")
+
+
 def check_record(rec: dict, f: Path, commit: str | None) -> str:
     "One line on an evaluation record; LandError when it lacks the per-image data or the reference check, or names another commit."
     if rec.get('kind') != 'eval': raise LandError(f"{f}: not an evaluation record (kind {rec.get('kind')!r})")
@@ -139,12 +157,17 @@ def land(a) -> int:
     if not (p / 'events.log').is_file(): raise LandError(f"{p}: no events.log (is this a repro_session.sh pack?)")
     events = (p / 'events.log').read_text()
     done, lines = [], []
+    train_pin, eval_pin = pins_of(a)
     ev_dir = root / 'results' / 'eval' / 'five-seed'
     evals = sorted((p / 'eval' / 'fp32').glob('*-eval.json')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.json'))
     for f in evals:   # every record checked before anything is copied
-        lines.append(check_record(json.loads(f.read_text()), f, a.commit))
+        r = json.loads(f.read_text()); check_pinned(r, f, a.pins and eval_pin, "the evaluation's code")
+        lines.append(check_record(r, f, eval_pin))
     xrec = {f: json.loads(f.read_text()) for f in sorted(p.glob('side/extras*/*-ref-extras.json'))}
-    extras = {f: extras_name(r, f, a.commit) for f, r in xrec.items()}
+    for f, r in xrec.items(): check_pinned(r, f, a.pins and eval_pin, "the extras run the evaluation's code")
+    extras = {f: extras_name(r, f, eval_pin) for f, r in xrec.items()}
+    trained = sorted(f for f in (p / 'records').glob('*/run.json'))
+    for f in trained: check_pinned(json.loads(f.read_text()), f, train_pin, "the training's code")
     aff_dir = root / 'results' / 'eval' / 'aff'   # AFF's evaluations (swaro_eval --aff): beside, not over, the run's LE/rLE record
     dest = {f: (aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir) / f.name for f in evals}
     dest |= {f: ev_dir / name for f, name in extras.items()}
@@ -213,7 +236,8 @@ def land(a) -> int:
     print('\n'.join(f"copied {x}" for x in done))
     print('\n'.join(lines))
     print("heads (git-ignored, left in the pack" + (f"; copied to {STORE}/<run>/" if a.weights else '') + "):\n" + '\n'.join(f"  {h}" for h in heads))
-    if not evals: print("no evaluation record in the pack", file=sys.stderr); return 1
+    if not (evals or xrec or trained): print("no record in the pack: nothing landed but its logs", file=sys.stderr); return 1
+    if not evals: print("no evaluation record in the pack (a training lease, or extras only)")
     return 0
 
 
@@ -312,6 +336,8 @@ def main(argv=None) -> int:
     l.add_argument('--weights', default=None, help='folder holding the float16 pieces <run>.weights.pt.<k> poll.sh brought back')
     l.add_argument('--plan', default=None, help="the lease's plan (tools/gpu/plans/five-seed-lease1.json): its eval_gpus go to layout.json")
     l.add_argument('--commit', default=None, help='the pinned commit every record must name (.gpu/pinned/PINNED_COMMIT)')
+    l.add_argument('--pins', default=None, help="instead of --commit, a pins file (tools/gpu/plans/five-seed-pins.json): training "
+                   "records must name its 'train' commit, evaluation and extras records its 'eval' commit")
     l.add_argument('--root', default='.', help='the checkout to land in (default: here)')
     l.add_argument('--replace', action='store_true', help='overwrite evaluation records that differ (default: refuse, copy nothing)')
     s = sub.add_parser('stage', help="a .gpu/ folder with runs' weights and heads for a later lease")
