@@ -130,6 +130,24 @@ def test_readme_verdicts_are_the_records():
                               if r.get('kind') == 'eval' and r.get('dataset') == 'cifar10' and r.get('epochs') == 200
                               and '-c10-200-s' in r['run']]
     _check_verdicts(README, recs, used, ROOT / 'nbs' / 'images' / 'verdicts-forest.png')
+    said = re.findall(r'By the reference, SwARo − RoCL: ([+-]\d+\.\d\d) \[([+-]\d+\.\d\d), ([+-]\d+\.\d\d)\], ([a-z]+(?: [a-z]+)*)', README)
+    if used:   # the caution's verdict by the reference AutoAttack: its extras' bits put beside each run's (merged here)
+        extras = [json.loads(f.read_text()) for f in sorted((ev / 'five-seed').glob('*-ref-extras-*.json'))]
+        for col in sorted({k for x in extras for k in x['metrics'] if k.startswith('ref_aa_')}):
+            def merged(v):
+                out = []
+                for r in (r for r in recs if r['run'].startswith(f'c10-200-{v}-')):
+                    x = [x for x in extras if x['run'] == r['run'] and col in x['metrics']
+                         and x['per_image']['test_index'] == r['per_image']['test_index']]
+                    if not x: return []
+                    out.append({**r, 'per_image': {**r['per_image'], 'correct': {'le': {col: x[0]['per_image']['correct']['le'][col]}}}})
+                return out
+            a, b = merged('swaro'), merged('rocl')
+            if len(a) < 3 or len(b) < 3: continue   # shown only as a verdict
+            from five_seed import expected
+            e = expected(a, b, col)
+            assert (f"{e['diff']:+.2f}", f"{e['ci_low']:+.2f}", f"{e['ci_high']:+.2f}", e['verdict']) in said, (col, e, said)
+    else: assert not said
     if five and not used:   # how far the set is, said beside the older records
         name = {'swaro': 'SwARo', 'rocl': 'RoCL', 'rand': 'SwARo (random targets)'}
         said = README.split('; so far ', 1)[1].split(')', 1)[0] + ')'
