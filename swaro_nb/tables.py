@@ -592,7 +592,8 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
     for v in [*sorted(['SwARo', *ks], key=lambda v: ks.get(v, k0)), *[v for v in g if v == 'SwARo (random targets)']]:
         rs, k = g[v], ks.get(v, k0)
         fneg = sum(run_frac_neg(results, r['run']) for r in rs) / len(rs)   # 4 places: random targets' 0.99x shows too
-        row = dict(K=str(k) if v != 'SwARo (random targets)' else 'random targets', seeds=len(rs), frac_neg=f"{fneg:.4f}")
+        row = dict(K=str(k) if v != 'SwARo (random targets)' else 'random targets', seeds=len(rs),
+                   frac_neg=f"{fneg:.4f}")
         cols = [c for c in METRIC_KEYS if c in verdict_columns(rs + base)]   # what both sides measured
         df = (compare_records(rs, base, cols=cols, names=(v, 'SwARo'), n_boot=n_boot, seed=seed)
               .set_index('column') if v != 'SwARo' else None)
