@@ -512,7 +512,7 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
                       ) -> str:
     "One sentence on what the random-target comparison says about the paper's mechanism (the cluster assignments)."
     df = comparisons.get('random targets − SwARo')
-    what = "random targets (every image its own cluster, so β = −1 but at σ's fixed points)"
+    what = "random targets (every image its own cluster, so β = −1 except at σ's fixed points)"
     if (df is None or not len(df)) and older and len(older.get('random targets − SwARo', ())):
         return ("Random targets are not yet in this set of records. In the older 200-epoch records: "
                 + mechanism_sentence(older))

@@ -663,36 +663,52 @@ def test_land_refuses_extras_of_another_commit_or_twice(tmp_path):
 
 def test_land_checks_both_pins(tmp_path):
     """--pins: a lease that trains with one commit and evaluates with another lands when its training records name the
-    'train' pin and its evaluation and extras records the 'eval' pin; any record of the other pin, or of none, copies
-    nothing; --pins with --commit refused. A training lease's pack (no evaluation record) lands with exit 0."""
-    import subprocess, sys
+    'train' pin and its evaluation, extras and pieces records the 'eval' pin; a record of the other pin, of none, of a
+    '+dirty' tree or of a too short abbreviation copies nothing; a training folder without run.json is left out; a pins
+    file without two commits, or --pins with --commit, refused. A training lease's pack (no evaluation record) exits 0."""
+    import shutil, subprocess, sys
     co = tmp_path / 'co'; co.mkdir()
     p, *_ = _fake_pack(tmp_path, commit='eee1111')
     pins = tmp_path / 'pins.json'; pins.write_text(json.dumps(dict(train='ddd0000aaaa', eval='eee1111bbbb')))
-    land = lambda *a: subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(p), '--logs', 'x', *a],
-                                     cwd=co, capture_output=True, text=True)
-    run_json = p / 'records/runA/run.json'
-    for bad, msg in ((dict(commit='eee1111'), 'not the pinned ddd0000aaaa'), ({}, 'commit none is not the pinned ddd0000aaaa')):
-        run_json.write_text(json.dumps(bad))   # trained by the eval pin's code, or a record naming no commit
-        r = land('--pins', pins)
-        assert r.returncode == 2 and msg in r.stderr and "the training's code" in r.stderr and not (co / 'results').exists(), r.stderr
-    run_json.write_text(json.dumps(dict(commit='ddd0000')))
-    ex = p / 'side/extras-l1_12/runA-ref-extras.json'; good = ex.read_text()
-    ex.write_text(good.replace('eee1111', 'ddd0000'))   # extras run with the training's code
-    r = land('--pins', pins)
-    assert r.returncode == 2 and 'commit ddd0000 is not the pinned eee1111bbbb' in r.stderr and not (co / 'results').exists()
-    ex.write_text(good)
-    r = land('--pins', pins, '--commit', 'eee1111')
+    land = lambda *a, pf=pins: subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(p), '--logs', 'x',
+                                              '--pins', str(pf), *a], cwd=co, capture_output=True, text=True)
+    part = p / 'eval/fp32/runB-eval.parts/le.json'; part.write_text(json.dumps(dict(kind='eval-part', commit='eee1111bbbb')))
+    run_json = p / 'records/runA/run.json'; run_json.write_text(json.dumps(dict(commit='ddd0000')))
+    ev, ex = p / 'eval/fp32/runA-eval.json', p / 'side/extras-l1_12/runA-ref-extras.json'
+    good = {f: f.read_text() for f in (run_json, ev, ex, part)}
+    def refused(f, commit, msg):
+        f.write_text(json.dumps({**json.loads(good[f]), 'commit': commit}) if commit is not None else
+                     json.dumps({k: v for k, v in json.loads(good[f]).items() if k != 'commit'}))
+        r = land(); f.write_text(good[f])
+        assert r.returncode == 2 and msg in r.stderr and not (co / 'results').exists(), (f.name, commit, r.stderr)
+    refused(run_json, 'eee1111', "commit eee1111 is not the pinned ddd0000aaaa (the training's code")   # the eval pin's code
+    refused(run_json, None, 'commit none is not the pinned ddd0000aaaa')
+    refused(run_json, 'ddd0000aaaa+dirty', 'commit ddd0000aaaa+dirty is not the pinned')   # uncommitted changes
+    refused(run_json, 'ddd', 'commit ddd is not the pinned')   # too short to name a commit
+    refused(ev, None, "commit none is not the pinned eee1111bbbb (the evaluation's code")
+    refused(ex, None, "commit none is not the pinned eee1111bbbb (the extras run the evaluation's code")
+    refused(ex, 'ddd0000', 'commit ddd0000 is not the pinned eee1111bbbb')   # extras run with the training's code
+    refused(part, 'ddd0000aaaa', "is not the pinned eee1111bbbb (an evaluation's pieces")
+    for bad in (dict(train='ddd0000aaaa', eval=''), dict(train=None, eval='eee1111bbbb'), dict(train='ddd0000aaaa')):
+        (tmp_path / 'bad.json').write_text(json.dumps(bad)); r = land(pf=tmp_path / 'bad.json')
+        assert r.returncode == 2 and 'bad.json' in r.stderr and not (co / 'results').exists(), r.stderr
+    r = land('--commit', 'eee1111')
     assert r.returncode == 2 and '--commit or --pins, not both' in r.stderr
-    r = land('--pins', pins)
+    (p / 'records/runT').mkdir(); (p / 'records/runT/metrics.jsonl').write_text('{}')   # a training stopped before run.json
+    r = land()
     assert r.returncode == 0, r.stderr
     assert json.loads((co / 'results/runs/runA/run.json').read_text()) == {'commit': 'ddd0000'}
+    assert not (co / 'results/runs/runT').exists() and 'runT: no run.json' in r.stdout
     assert (co / 'results/eval/five-seed/runA-eval.json').is_file() and (co / 'results/eval/five-seed/runA-ref-extras-l1_12.json').is_file()
-    for f in [*(p / 'eval/fp32').glob('*.json'), *p.glob('side/extras*/*.json')]: f.unlink()   # a training lease's pack
-    r = land('--pins', pins, '--replace')
+    assert (co / 'results/eval/parts/runB-eval.parts/le.json').is_file()
+    for f in [ev, ex, *p.glob('side/extras*/*.json')]: f.unlink(missing_ok=True)   # a training lease's pack (and a cut evaluation)
+    r = land()
     assert r.returncode == 0 and 'no evaluation record in the pack' in r.stdout, r.stdout + r.stderr
-    (p / 'records/runA/run.json').unlink()
-    r = land('--pins', pins)
+    run_json.unlink()
+    r = land()   # the pieces alone still land: not 'no record'
+    assert r.returncode == 0 and 'no record in the pack' not in r.stderr, r.stderr
+    shutil.rmtree(p / 'eval/fp32/runB-eval.parts')
+    r = land()
     assert r.returncode == 1 and 'no record in the pack' in r.stderr
 
 def test_aff_state_lands_and_stages_back(tmp_path):

@@ -18,8 +18,9 @@ PACK.d/). It copies, printing each step:
 and checks that every evaluation record holds per_image and ref_check and that all name one commit (--commit, e.g. the
 pinned PINNED_COMMIT: a record of another commit is an error); --pins tools/gpu/plans/five-seed-pins.json instead checks
 both pins of a lease that trains with one commit and evaluates with another: every training record (records/<run>/run.json)
-names the file's 'train' commit and every evaluation and extras record its 'eval' commit, a record naming none included.
-A pack with no record of any kind exits 1. The fitted heads, eval/fp32/<run>-eval-heads.pt (git
+names the file's 'train' commit and every evaluation, extras and pieces record its 'eval' commit (7 to 40 hex digits:
+a record naming none, or a '+dirty' tree, is refused and nothing is copied), and a training folder without its run.json
+(stopped before its record) is left out with a line. A pack with no record of any kind exits 1. The fitted heads, eval/fp32/<run>-eval-heads.pt (git
 ignores *.pt), stay in the unpacked pack; with --weights (the folder where the float16 pieces <run>.weights.pt.<k> came
 back) each run's pieces are joined, checked against the sha256 its events.log line gives, recorded in
 results/weights-five-seed.json ({"runs": {run: {sha256, bytes, pieces, lease}}}, what repro_session.sh PRELOAD checks)
@@ -114,19 +115,27 @@ def gap_line(rc: dict) -> str:
     return ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
 
 
+SHA = re.compile(r'[0-9a-f]{7,40}')   # a commit as the records and pins write it: 7 to 40 hex digits, no '+dirty'
+
+
 def pins_of(a) -> tuple:
     "(train commit, eval commit) the records must name: --commit for both (training records unchecked), or --pins' two."
     if not a.pins: return None, a.commit
     if a.commit: raise LandError("--commit or --pins, not both")
-    try: pins = json.loads(Path(a.pins).read_text()); return str(pins['train']), str(pins['eval'])
+    try: pins = json.loads(Path(a.pins).read_text()); got = pins['train'], pins['eval']
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise LandError(f"{a.pins}: not a pins file with 'train' and 'eval' commits ({type(e).__name__}: {e})") from None
+    for k, v in zip(('train', 'eval'), got):
+        if not (isinstance(v, str) and SHA.fullmatch(v)): raise LandError(f"{a.pins}: its {k!r} pin {v!r} is not a commit")
+    return got
 
 
 def check_pinned(rec: dict, f: Path, commit: str | None, what: str):
-    "LandError when --pins is given and the record names another commit than `commit`, or none."
-    if commit and (not rec.get('commit') or other_commit(rec, commit)):
-        raise LandError(f"{f}: commit {rec.get('commit') or 'none'} is not the pinned {commit} ({what}; nothing was copied)")
+    ("LandError (with --pins) when the record names no commit, a tree with uncommitted changes ('+dirty'), an "
+     "abbreviation shorter than 7 digits, or another commit than `commit`.")
+    got = str(rec.get('commit') or '')
+    if commit and not (SHA.fullmatch(got) and (commit.startswith(got) or got.startswith(commit))):
+        raise LandError(f"{f}: commit {got or 'none'} is not the pinned {commit} ({what}; nothing was copied)")
 
 
 def check_record(rec: dict, f: Path, commit: str | None) -> str:
@@ -168,6 +177,9 @@ def land(a) -> int:
     extras = {f: extras_name(r, f, eval_pin) for f, r in xrec.items()}
     trained = sorted(f for f in (p / 'records').glob('*/run.json'))
     for f in trained: check_pinned(json.loads(f.read_text()), f, train_pin, "the training's code")
+    parts = sorted((p / 'eval' / 'fp32').glob('*-eval.parts')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.parts'))
+    for f in (f for d in parts for f in sorted(d.glob('*.json'))):   # the pieces a later lease resumes: the eval pin's
+        check_pinned(json.loads(f.read_text()), f, a.pins and eval_pin, "an evaluation's pieces")
     aff_dir = root / 'results' / 'eval' / 'aff'   # AFF's evaluations (swaro_eval --aff): beside, not over, the run's LE/rLE record
     dest = {f: (aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir) / f.name for f in evals}
     dest |= {f: ev_dir / name for f, name in extras.items()}
@@ -176,14 +188,18 @@ def land(a) -> int:
     clash = [d.name for f, d in dest.items() if d.is_file() and d.read_bytes() != f.read_bytes()]
     if clash and not a.replace:
         raise LandError(f"results/eval/ already holds another {', '.join(clash)}: --replace to overwrite (nothing was copied)")
+    runs = []
     for d in sorted((p / 'records').glob('*/')):   # the side job's records/ are copies of earlier runs' (preloaded): not landed
+        if train_pin and not (d / 'run.json').is_file():   # a training stopped before its record: nothing checks its commit
+            lines.append(f"{d.name}: no run.json (its training did not finish): its records are not landed"); continue
         for f in REC_FILES:
             if (d / f).is_file(): _copy(d / f, root / 'results' / 'runs' / d.name / f, done, root)
+        runs.append(d.name)
     for f in evals: _copy(f, dest[f], done, root)
     for f, r in xrec.items():
         lines.append(f"{r['run']} (extras): {gap_line(r['ref_check'])}")
         _copy(f, dest[f], done, root)
-    for d in sorted((p / 'eval' / 'fp32').glob('*-eval.parts')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.parts')):
+    for d in parts:
         for f in sorted(d.iterdir()):   # merged file by file: pieces of other evaluations of the run (another fingerprint) stay
             _copy(f, root / 'results' / 'eval' / 'parts' / d.name / f.name, done, root)
         lines.append(f"{d.name[:-len('-eval.parts')]}: evaluation cut by its deadline; its pieces ({', '.join(sorted(x.name for x in d.iterdir()))}) "
@@ -236,7 +252,7 @@ def land(a) -> int:
     print('\n'.join(f"copied {x}" for x in done))
     print('\n'.join(lines))
     print("heads (git-ignored, left in the pack" + (f"; copied to {STORE}/<run>/" if a.weights else '') + "):\n" + '\n'.join(f"  {h}" for h in heads))
-    if not (evals or xrec or trained): print("no record in the pack: nothing landed but its logs", file=sys.stderr); return 1
+    if not (evals or xrec or runs or parts): print("no record in the pack: nothing landed but its logs", file=sys.stderr); return 1
     if not evals: print("no evaluation record in the pack (a training lease, or extras only)")
     return 0
 

@@ -115,7 +115,8 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
             "--no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, the staged folders, then .gpu/wheels, "
             ".gpu/pinned and .gpu/pinned-eval with the launch; polls from the checkout (bash tools/gpu/poll.sh with S, RUNS, LOG: "
             "partial.tar and the announced weights pieces on every call; copy each call's files out of files_at at once). Land: "
-            "land_five_seed.py land <pack.tar or partial.tar> --weights <the pieces' folder> --plan <this file> --commit <eval commit>. "
+            "land_five_seed.py land <pack.tar or partial.tar> --weights <the pieces' folder> --plan <this file> "
+            "--pins tools/gpu/plans/five-seed-pins.json. "
             "Launch: " + launch)
     return plan_spec(note, launch, t, [dict(name=r['name'], method=r['method'], loss_form=r['loss_form'], seed=r['seed'], trained=True,
                                             eval=ev) for r in sorted(runs, key=lambda r: r['name'] not in resume)])
@@ -137,7 +138,7 @@ def one_gpu_plan(t: dict, runs: list, extras: list, deadline: int = ONE_GPU_DEAD
             + ("; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> .gpu/pinned-eval" if extras else '')
             + "; bash tools/gpu/pinned.sh --check on each pinned folder just before the first call; git sparse-checkout set --no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, "
             + ("the staged folders, then .gpu/wheels, .gpu/pinned and .gpu/pinned-eval" if extras else "then .gpu/wheels and .gpu/pinned")
-            + " with the launch; polls as for a mixed lease. Launch: " + launch)
+            + " with the launch; polls and landing (--pins) as for a mixed lease. Launch: " + launch)
     return plan_spec(note, launch, t)
 
 
