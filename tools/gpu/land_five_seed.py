@@ -16,7 +16,7 @@ PACK.d/). It copies, printing each step:
   eval/fp32/<run>-eval.parts/ (an evaluation its deadline cut)   -> results/eval/parts/             (resumed by a later lease)
   events.log, logs/*, side/events.log, side/logs/* (side-*)     -> results/logs/<--logs>/          (with a note.txt summary)
 and checks that every evaluation record holds per_image and ref_check and that all name one commit (--commit, e.g. the
-pinned PINNED_COMMIT: a record of another commit is an error); --pins tools/gpu/plans/five-seed-pins.json instead checks
+pinned PINNED_COMMIT: a record of another commit, of none or of a '+dirty' tree is an error); --pins tools/gpu/plans/five-seed-pins.json instead checks
 both pins of a lease that trains with one commit and evaluates with another: every training record (records/<run>/run.json)
 names the file's 'train' commit and every evaluation, extras and pieces record its 'eval' commit (7 to 40 hex digits:
 a record naming none, or a '+dirty' tree, is refused and nothing is copied), and a training folder without its run.json
@@ -104,12 +104,6 @@ def _copy(src: Path, dst: Path, done: list, root: Path):
     done.append(str(dst.relative_to(root)) if dst.is_relative_to(root) else str(dst))
 
 
-def other_commit(rec: dict, commit: str | None) -> bool:
-    "Whether a record names another commit than the pinned one (either may be abbreviated); never without a pin."
-    got = str(rec.get('commit', ''))
-    return bool(commit) and not got.startswith(commit[:7]) and not commit.startswith(got)
-
-
 def gap_line(rc: dict) -> str:
     "A record's reference checks ({column: {column, reference, gap}}) as one line."
     return ', '.join(f"{c} {v['column']:.2f} - ref {v['reference']:.2f} = {v['gap']:+.2f}" for c, v in rc.items())
@@ -131,8 +125,8 @@ def pins_of(a) -> tuple:
 
 
 def check_pinned(rec: dict, f: Path, commit: str | None, what: str):
-    ("LandError (with --pins) when the record names no commit, a tree with uncommitted changes ('+dirty'), an "
-     "abbreviation shorter than 7 digits, or another commit than `commit`.")
+    ("LandError when a pin is given and the record names no commit, a tree with uncommitted changes ('+dirty'), an "
+     "abbreviation shorter than 7 digits, or another commit than `commit` (either may be abbreviated); never without a pin.")
     got = str(rec.get('commit') or '')
     if commit and not (SHA.fullmatch(got) and (commit.startswith(got) or got.startswith(commit))):
         raise LandError(f"{f}: commit {got or 'none'} is not the pinned {commit} ({what}; nothing was copied)")
@@ -144,8 +138,7 @@ def check_record(rec: dict, f: Path, commit: str | None) -> str:
     pi = rec.get('per_image') or {}
     if not pi.get('test_index') or not pi.get('correct'): raise LandError(f"{f}: no per_image data (an evaluation record of the five-seed set keeps it)")
     if not any(rec.get('ref_check', {}).values()): raise LandError(f"{f}: no ref_check (its columns have no reference AutoAttack)")
-    if other_commit(rec, commit):
-        raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (every run of the set at one commit)")
+    check_pinned(rec, f, commit, "the evaluation's code: every run of the set at one commit")
     m = rec.get('metrics', {}); rc = rec['ref_check'].get('le') or next(iter(rec['ref_check'].values()))
     gaps = gap_line(rc)
     return (f"{rec['run']}: {rec.get('commit', '')[:7]} {rec.get('card')}, {pi['n']} images, heads {sorted(pi['correct'])}, "
@@ -155,8 +148,7 @@ def check_record(rec: dict, f: Path, commit: str | None) -> str:
 def extras_name(rec: dict, f: Path, commit: str | None) -> str:
     "Where a ref_extras.py record lands: <run>-ref-extras-<its columns>.json; LandError when it is none or names another commit."
     if rec.get('kind') != 'ref-extras' or not rec.get('ref_check'): raise LandError(f"{f}: not a ref_extras.py record with its ref_check")
-    if other_commit(rec, commit):
-        raise LandError(f"{f}: commit {rec.get('commit')} is not the pinned {commit} (the extras run the evaluation's code)")
+    check_pinned(rec, f, commit, "the extras run the evaluation's code")
     return f"{rec['run']}-ref-extras-{'-'.join(rec['ref_check'])}.json"
 
 
@@ -170,10 +162,8 @@ def land(a) -> int:
     ev_dir = root / 'results' / 'eval' / 'five-seed'
     evals = sorted((p / 'eval' / 'fp32').glob('*-eval.json')) + sorted((p / 'side' / 'eval' / 'fp32').glob('*-eval.json'))
     for f in evals:   # every record checked before anything is copied
-        r = json.loads(f.read_text()); check_pinned(r, f, a.pins and eval_pin, "the evaluation's code")
-        lines.append(check_record(r, f, eval_pin))
+        lines.append(check_record(json.loads(f.read_text()), f, eval_pin))
     xrec = {f: json.loads(f.read_text()) for f in sorted(p.glob('side/extras*/*-ref-extras.json'))}
-    for f, r in xrec.items(): check_pinned(r, f, a.pins and eval_pin, "the extras run the evaluation's code")
     extras = {f: extras_name(r, f, eval_pin) for f, r in xrec.items()}
     trained = sorted(f for f in (p / 'records').glob('*/run.json'))
     for f in trained: check_pinned(json.loads(f.read_text()), f, train_pin, "the training's code")

@@ -4,8 +4,8 @@ GPU 0 trains one run of the set with the train pin (EVAL=none, WEIGHTS=1); a sid
 the evaluations an earlier lease cut (their pieces in results/eval/parts/), evaluates runs trained earlier, then runs the
 reference extras (the reference AutoAttack at l1 12 and l2 0.5 on a model's LE head; l2 on seed 0 only) in what is left
 of the lease. With --gpus 1 (one H200) the lease trains its run, and the extras run after it on the same GPU
-(repro_session.sh AFTER, with the eval pin). The extras run each column of each run by itself (l1_12, then l2_05), into $S/side/extras-<column>/, so that a cut loses one column only. The plan is checked with
-tools/gpu/plan.py.
+(repro_session.sh AFTER, with the eval pin). The extras run each column of each run by itself (l1_12, then l2_05), into
+$S/side/extras-<column>/, so that a cut loses one column only. The plan is checked with tools/gpu/plan.py.
 
   python tools/gpu/mixed_plan.py --train c10-200-rand-s1 --evaluate c10-200-rocl-s1 --extras c10-200-rocl-s0 \\
       --out tools/gpu/plans/five-seed-m2-x2.json
