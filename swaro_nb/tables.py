@@ -459,10 +459,11 @@ def older_verdict_records(results  # the results folder
     return [r for r in old if r.get('dataset') == 'cifar10' and r.get('epochs') == 200
             and '-c10-200-s' in r.get('run', '')]
 
-def verdict_columns(records: list) -> list:
+def verdict_columns(*groups: list) -> list:
     ("The columns of Tables 1 and 3, then every AutoAttack column (`aa_*`, the reference's `ref_aa_*`), "
-     "that every record has.")
-    have = set.intersection(*(set(r.get('metrics') or {}) for r in records)) if records else set()
+     "that each group of eval records has on at least one of its records.")
+    have = (set.intersection(*(set().union(*(set(r.get('metrics') or {}) for r in g)) for g in groups))
+            if groups and all(groups) else set())
     aa = sorted(c for c in have if c.startswith(('aa', 'ref_aa')) and not c.endswith('_hit'))
     return [c for c in (*METRIC_KEYS, *TABLE3_KEYS) if c in have] + aa
 
@@ -475,9 +476,9 @@ def verdict_comparisons(records: list,  # eval records (e.g. `verdict_set(...)[0
     for name, (va, vb) in VERDICT_PAIRS.items():
         if va not in g or vb not in g: continue
         a, b = g[va], g[vb]
-        df = compare_records(a, b, cols=verdict_columns(a + b), names=(va, vb), n_boot=n_boot, seed=seed)
+        df = compare_records(a, b, cols=verdict_columns(a, b), names=(va, vb), n_boot=n_boot, seed=seed)
         if all('rle' in r['metrics'] for r in a + b):
-            rle_cols = verdict_columns([dict(metrics=r['metrics']['rle']) for r in a + b])
+            rle_cols = verdict_columns(*([dict(metrics=r['metrics']['rle']) for r in g] for g in (a, b)))
             dr = compare_records(a, b, cols=rle_cols, head='rle', names=(va, vb), n_boot=n_boot, seed=seed)
             dr['column'] = 'rle:' + dr['column']
             tested = df.attrs['tested'] + dr.attrs['tested']
@@ -594,7 +595,7 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
         fneg = sum(run_frac_neg(results, r['run']) for r in rs) / len(rs)   # 4 places: random targets' 0.99x shows too
         row = dict(K=str(k) if v != 'SwARo (random targets)' else 'random targets', seeds=len(rs),
                    frac_neg=f"{fneg:.4f}")
-        cols = [c for c in METRIC_KEYS if c in verdict_columns(rs + base)]   # what both sides measured
+        cols = [c for c in METRIC_KEYS if c in verdict_columns(rs, base)]   # what both sides measured
         df = (compare_records(rs, base, cols=cols, names=(v, 'SwARo'), n_boot=n_boot, seed=seed)
               .set_index('column') if v != 'SwARo' else None)
         paper = PAPER['k_ablation'].get(k, {}) if v != 'SwARo (random targets)' else {}

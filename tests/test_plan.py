@@ -489,6 +489,14 @@ def test_five_seed_evaluation_leases_after_m4():
     assert {k: x for k, x in w.items() if k not in ('RUNS', 'PRELOAD', 'DEADLINE')} == \
         {k: x for k, x in v.items() if k not in ('RUNS', 'PRELOAD', 'DEADLINE')}
     assert [(r['name'], r['method'], r['seed']) for r in s3['runs']] == [('c10-200-rocl-s3', 'rocl', 3), ('c10-200-swaro-s3', 'swaro', 3)]
+    for f, runs in (('five-seed-e-s4a-h200x1.json', [('c10-200-rand-s3', 'swaro', 3), ('c10-200-swaro-s4', 'swaro', 4)]),
+                    ('five-seed-e-s4b-h200x1.json', [('c10-200-rocl-s4', 'rocl', 4), ('c10-200-rand-s4', 'swaro', 4)])):
+        s4 = json.loads((ROOT / 'tools/gpu/plans' / f).read_text()); u = _launch_vars(s4['launch'])   # the two evaluations left
+        assert s4['launch'] in s4['note'] and s4['defaults'] == s3['defaults'] and u['DEADLINE'] == '1630', f
+        assert u['RUNS'] == ' '.join(f'{n}:none:{k}' for n, _, k in runs) and u['PRELOAD'] == ' '.join(n for n, _, _ in runs), f
+        assert {k: x for k, x in u.items() if k not in ('RUNS', 'PRELOAD')} == {k: x for k, x in w.items() if k not in ('RUNS', 'PRELOAD')}
+        assert [(r['name'], r['method'], r['seed']) for r in s4['runs']] == runs and f'stage --from-hub {runs[0][0]} {runs[1][0]}' in s4['note']
+        assert 's3-h200x1' not in s4['note'] and 'rocl-s3' not in s4['launch'] and 'swaro-s3' not in s4['launch'], f
 
 
 def test_five_seed_x2_training_lease_measures_two_gpus_after():
@@ -909,6 +917,11 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     assert v['DEADLINE'] == '1600' and 'l2_05' not in nxt['launch']
     assert plan.main([str(ROOT / 'tools/gpu/plans/five-seed-t-rand-s3-h200.json'), '--gpus', '1', '--card', 'H200',
                       '--json', '/dev/null']) == 0
+    for train, ex, f in (('c10-200-swaro-s4', 'c10-200-rocl-s3', 'five-seed-t-swaro-s4-h200.json'),   # the seed-4 trainings
+                         ('c10-200-rocl-s4', 'c10-200-swaro-s3', 'five-seed-t-rocl-s4-h200.json')):
+        t4 = mp.mixed_plan(train, [], [ex], gpus=1, deadline=1600, columns=['l1_12'])
+        assert t4 == json.loads((ROOT / 'tools/gpu/plans' / f).read_text()), f
+        assert plan.main([str(ROOT / 'tools/gpu/plans' / f), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 0
     for bad in (dict(deadline=1750), dict(deadline=500), dict(columns=['linf_8'])):   # past the lease; too short; not an extra
         with pytest.raises(ValueError): mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, **bad)
     with pytest.raises(ValueError, match='--gpus 1 only'): mp.mixed_plan('c10-200-rocl-s3', [], [], deadline=1600)

@@ -139,7 +139,7 @@ def test_readme_verdicts_are_the_records():
                 for r in (r for r in recs if r['run'].startswith(f'c10-200-{v}-')):
                     x = [x for x in extras if x['run'] == r['run'] and col in x['metrics']
                          and x['per_image']['test_index'] == r['per_image']['test_index']]
-                    if not x: return []
+                    if not x: continue   # a seed without this column: the verdict rests on the seeds that have it
                     out.append({**r, 'per_image': {**r['per_image'], 'correct': {'le': {col: x[0]['per_image']['correct']['le'][col]}}}})
                 return out
             a, b = merged('swaro'), merged('rocl')
