@@ -12,7 +12,7 @@ from .core import unpack_bits, unpack_codes
 # %% auto #0
 __all__ = ['MIN_SEEDS', 'VERDICTS', 'NO_PER_IMAGE', 'VERDICT_COLOURS', 'bootstrap_draws', 'verdict', 'welch_p',
            'paired_bootstrap', 'head_metrics', 'test_indices', 'per_image_correct', 'is_accuracy', 'compare_records',
-           'tested_note', 'verdict_colour', 'forest_plot', 'png_text', 'save_figure']
+           'tested_note', 'verdict_colour', 'row_seeds', 'forest_plot', 'png_text', 'save_figure']
 
 # %% ../nbs/07b_stats.ipynb #06921932
 MIN_SEEDS = 3  # a method with fewer seeds gives 'unresolved', whatever the interval
@@ -180,12 +180,18 @@ def verdict_colour(v: str) -> str:
     "The colour of a verdict (every kind of 'unresolved' is grey)."
     return VERDICT_COLOURS['unresolved' if v.startswith('unresolved') else v]
 
+def row_seeds(df) -> list:
+    "Each row's seed counts, one a group, read from a `compare_records` frame's `<name> seeds` columns ('… (k)')."
+    cols = [c for c in df.columns if str(c).endswith(' seeds')]
+    return [tuple(int(str(v).rsplit('(', 1)[-1].rstrip(')')) for v in row) for row in df[cols].itertuples(index=False)]
+
 def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (column, diff, ci_low, ci_high, verdict)
                 title: str | None = None,  # the figure's title
                 marks: dict | None = None,  # panel title -> {column: value}: a reference beside each row (the paper's)
                 marks_label: str = 'the paper',  # the marks' name in the legend
                ):  # matplotlib Figure
-    "A forest plot: a row per column, a panel per comparison, the difference with its 95% interval coloured by verdict."
+    ("A forest plot: a row per column, a panel per comparison, the difference with its 95% interval coloured by "
+     "verdict; a row resting on fewer seeds than its panel's most says how many, at the panel's right edge.")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     rows = list(dict.fromkeys(c for df in comparisons.values() for c in df['column']))
@@ -193,8 +199,11 @@ def forest_plot(comparisons: dict,  # panel title -> `compare_records` frame (co
                              figsize=(1.6 + 3.8 * len(comparisons), 1.7 + 0.3 * len(rows)))
     seen, marked = set(), False
     for ax, (name, df) in zip(axes[0], comparisons.items()):
-        for r in df.itertuples(index=False):
+        ks = row_seeds(df); most = tuple(max(k) for k in zip(*ks)) if ks and ks[0] else ()
+        for r, k in zip(df.itertuples(index=False), ks):
             y, c = rows.index(r.column), verdict_colour(r.verdict)
+            if k != most: ax.annotate(f"{' vs '.join(map(str, k))} seeds", (0.99, y), ha='right', va='center',
+                                      xycoords=('axes fraction', 'data'), fontsize=7, color='#555555')
             ci = not (math.isnan(r.ci_low) or math.isnan(r.ci_high))
             if ci: ax.plot([r.ci_low, r.ci_high], [y, y], color=c, lw=2.4, solid_capstyle='butt')
             ax.plot([r.diff], [y], 'o', ms=6, color=c, mfc=c if ci else 'white', mew=1.6)

@@ -477,8 +477,8 @@ def verdict_comparisons(records: list,  # eval records (e.g. `verdict_set(...)[0
         if va not in g or vb not in g: continue
         a, b = g[va], g[vb]
         df = compare_records(a, b, cols=verdict_columns(a, b), names=(va, vb), n_boot=n_boot, seed=seed)
-        if all('rle' in r['metrics'] for r in a + b):
-            rle_cols = verdict_columns(*([dict(metrics=r['metrics']['rle']) for r in g] for g in (a, b)))
+        if all(any('rle' in r['metrics'] for r in g) for g in (a, b)):   # the seeds with an rLE head, as a column's
+            rle_cols = verdict_columns(*([dict(metrics=r['metrics'].get('rle') or {}) for r in g] for g in (a, b)))
             dr = compare_records(a, b, cols=rle_cols, head='rle', names=(va, vb), n_boot=n_boot, seed=seed)
             dr['column'] = 'rle:' + dr['column']
             tested = df.attrs['tested'] + dr.attrs['tested']
