@@ -147,6 +147,27 @@ def test_readme_verdicts_are_the_records():
             from five_seed import expected
             e = expected(a, b, col)
             assert (f"{e['diff']:+.2f}", f"{e['ci_low']:+.2f}", f"{e['ci_high']:+.2f}", e['verdict']) in said, (col, e, said)
+        # the count of columns tested, over every verdict column shown or not: a (comparison, head, column) is tested when
+        # each side has at least 3 seeds with the column, all with their per-image bits (the extras' merged in)
+        from swaro_nb.tables import METRIC_KEYS, TABLE3_KEYS
+        def cols(r, head):   # column -> whether its bits are there, for one record (the extras' columns on the LE head)
+            m = r['metrics'] if head == 'le' else r['metrics'].get('rle') or {}
+            bits = ((r.get('per_image') or {}).get('correct') or {}).get(head, {})
+            out = {k: k in bits for k, v in m.items() if isinstance(v, (int, float))}
+            if head == 'le':
+                for x in (x for x in extras if x['run'] == r['run'] and x['per_image']['test_index'] == r['per_image']['test_index']):
+                    out.update({k: True for k in x['metrics'] if k.startswith('ref_aa_') and k not in m})
+            return {k: v for k, v in out.items()
+                    if not k.endswith('_hit') and (k in (*METRIC_KEYS, *TABLE3_KEYS) or k.startswith(('aa', 'ref_aa')))}
+        tested = 0
+        for va, vb in PAIRS.values():
+            ga, gb = ([r for r in recs if r['run'].startswith(f'c10-200-{v}-')] for v in (va, vb))
+            for head in ('le', 'rle'):
+                ca, cb = [cols(r, head) for r in ga], [cols(r, head) for r in gb]
+                for k in {k for c in ca for k in c} & {k for c in cb for k in c}:
+                    ha, hb = [c[k] for c in ca if k in c], [c[k] for c in cb if k in c]
+                    tested += len(ha) >= 3 and len(hb) >= 3 and all(ha + hb)
+        assert f"{tested} columns tested at 95% each" in README, tested
     else: assert not said
     if five and not used:   # how far the set is, said beside the older records
         name = {'swaro': 'SwARo', 'rocl': 'RoCL', 'rand': 'SwARo (random targets)'}
