@@ -133,15 +133,14 @@ def test_readme_verdicts_are_the_records():
     said = re.findall(r'By the reference, SwARo − RoCL: ([+-]\d+\.\d\d) \[([+-]\d+\.\d\d), ([+-]\d+\.\d\d)\], ([a-z]+(?: [a-z]+)*)', README)
     if used:   # the caution's verdict by the reference AutoAttack: its extras' bits put beside each run's (merged here)
         extras = [json.loads(f.read_text()) for f in sorted((ev / 'five-seed').glob('*-ref-extras-*.json'))]
+        def extra_bits(r):   # column -> LE bits of the reference columns the run's extras add (the same test images)
+            return {k: x['per_image']['correct']['le'][k] for x in extras if x['run'] == r['run']
+                    and x['per_image']['test_index'] == r['per_image']['test_index'] for k in x['metrics'] if k.startswith('ref_aa_')}
+        group = lambda v: [r for r in recs if r['run'].startswith(f'c10-200-{v}-')]
         for col in sorted({k for x in extras for k in x['metrics'] if k.startswith('ref_aa_')}):
-            def merged(v):
-                out = []
-                for r in (r for r in recs if r['run'].startswith(f'c10-200-{v}-')):
-                    x = [x for x in extras if x['run'] == r['run'] and col in x['metrics']
-                         and x['per_image']['test_index'] == r['per_image']['test_index']]
-                    if not x: continue   # a seed without this column: the verdict rests on the seeds that have it
-                    out.append({**r, 'per_image': {**r['per_image'], 'correct': {'le': {col: x[0]['per_image']['correct']['le'][col]}}}})
-                return out
+            # a seed without this column is left out: the verdict rests on the seeds that have it
+            merged = lambda v: [{**r, 'per_image': {**r['per_image'], 'correct': {'le': {col: extra_bits(r)[col]}}}}
+                                for r in group(v) if col in extra_bits(r)]
             a, b = merged('swaro'), merged('rocl')
             if len(a) < 3 or len(b) < 3: continue   # shown only as a verdict
             from five_seed import expected
@@ -154,16 +153,13 @@ def test_readme_verdicts_are_the_records():
             m = r['metrics'] if head == 'le' else r['metrics'].get('rle') or {}
             bits = ((r.get('per_image') or {}).get('correct') or {}).get(head, {})
             out = {k: k in bits for k, v in m.items() if isinstance(v, (int, float))}
-            if head == 'le':
-                for x in (x for x in extras if x['run'] == r['run'] and x['per_image']['test_index'] == r['per_image']['test_index']):
-                    out.update({k: True for k in x['metrics'] if k.startswith('ref_aa_') and k not in m})
+            if head == 'le': out.update({k: True for k in extra_bits(r) if k not in m})
             return {k: v for k, v in out.items()
                     if not k.endswith('_hit') and (k in (*METRIC_KEYS, *TABLE3_KEYS) or k.startswith(('aa', 'ref_aa')))}
         tested = 0
         for va, vb in PAIRS.values():
-            ga, gb = ([r for r in recs if r['run'].startswith(f'c10-200-{v}-')] for v in (va, vb))
             for head in ('le', 'rle'):
-                ca, cb = [cols(r, head) for r in ga], [cols(r, head) for r in gb]
+                ca, cb = ([cols(r, head) for r in group(v)] for v in (va, vb))
                 for k in {k for c in ca for k in c} & {k for c in cb for k in c}:
                     ha, hb = [c[k] for c in ca if k in c], [c[k] for c in cb if k in c]
                     tested += len(ha) >= 3 and len(hb) >= 3 and all(ha + hb)
