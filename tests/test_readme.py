@@ -142,10 +142,11 @@ def test_readme_verdicts_are_the_records():
         checks = lambda x: {'le': x['ref_check']} if x.get('kind') == 'ref-extras' else x.get('ref_check') or {}
         gaps = [(c, v['gap']) for x in [*recs, *extras] for cs in checks(x).values() for c, v in cs.items()]
         flagged = {c for c, g in gaps if g > 0.5}
-        caution = {c: re.search(rf'\*\*Caution \({c}\)\.\*\*[^\n]*', README) for c, _ in gaps}
+        caution = {c: re.search(rf'\*\*Caution \({c}\)\.\*\*[^\n]*', README) for c in {c for c, _ in gaps}}
         assert {c for c, m in caution.items() if m} == flagged, (flagged, [c for c, m in caution.items() if m])
         for col in sorted({k for x in extras for k in x['metrics'] if k.startswith('ref_aa_')}):
-            if col.removeprefix('ref_aa_') not in flagged: continue   # no caution: its verdict is a row of the forest plot only
+            base = col.removeprefix('ref_aa_')   # the column the reference checks
+            if base not in flagged: continue   # no caution: its verdict is a row of the forest plot only
             # a seed without this column is left out: the verdict rests on the seeds that have it
             merged = lambda v: [{**r, 'per_image': {**r['per_image'], 'correct': {'le': {col: extra_bits(r)[col]}}}}
                                 for r in group(v) if col in extra_bits(r)]
@@ -154,7 +155,7 @@ def test_readme_verdicts_are_the_records():
             from five_seed import expected
             e = expected(a, b, col)
             assert (f"{e['diff']:+.2f}", f"{e['ci_low']:+.2f}", f"{e['ci_high']:+.2f}", e['verdict']) in said, (col, e, said)
-            assert f"By the reference, SwARo − RoCL: {e['diff']:+.2f}" in caution[col.removeprefix('ref_aa_')].group(0), col
+            assert f"By the reference, SwARo − RoCL: {e['diff']:+.2f}" in caution[base].group(0), col
         # the count of columns tested, over every verdict column shown or not: a (comparison, head, column) is tested when
         # each side has at least 3 seeds with the column, all with their per-image bits (the extras' merged in)
         from swaro_nb.tables import METRIC_KEYS, TABLE3_KEYS
