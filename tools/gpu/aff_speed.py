@@ -36,6 +36,30 @@ def network(cl):
     return m.to(memory_format=torch.channels_last) if cl else m
 
 
+def pair(n, a, b, det):
+    "Two copies of one network, n steps on the same batches and starts, ways a and b ('how' or 'how-cl'): diffs."
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = det, False
+    torch.use_deterministic_algorithms(det, warn_only=True)
+    base, res = network(False), []
+    xs, ys = batches(n, torch.Generator('cuda').manual_seed(1), False)
+    for way in (a, b):
+        how, cl = way.split('-')[0], way.endswith('-cl')
+        m = copy.deepcopy(base).to(memory_format=torch.channels_last if cl else torch.contiguous_format)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, weight_decay=2e-4)
+        step, g = aff_stepper(how), torch.Generator('cuda').manual_seed(2)
+        f = (lambda x: x.contiguous(memory_format=torch.channels_last)) if cl else (lambda x: x)
+        with torch.autocast('cuda', dtype=torch.bfloat16):
+            ls = [step(m, opt, f(x), y, *KW, g).item() for x, y in zip(xs, ys)]
+        res.append((ls, [p.detach().clone() for p in m.parameters()]))
+    (la, pa), (lb, pb) = res
+    d = [abs(u - v) for u, v in zip(la, lb)]
+    dp = max((u - v).abs().max().item() for u, v in zip(pa, pb))
+    print(f"{a} vs {b}, deterministic={det}, {n} steps: |loss diff| per step {[f'{v:.2g}' for v in d]}; "
+          f"max |param diff| {dp:.3g}")
+    return dict(what='two ways, same batches', a=a, b=b, deterministic=det, steps=n,
+                loss_diff=[float(f'{v:.3g}') for v in d], max_param_diff=float(f'{dp:.3g}'))
+
+
 def same(n, amp):
     "Eager against the whole step from graphs, n steps on the same batches and starts: per-step losses, parameters."
     base, out = network(False), {}
@@ -80,7 +104,12 @@ def times():
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--steps', type=int, default=40, help='AFF steps in the check of the same function')
+    ap.add_argument('--pairs', action='store_true', help='compare ways step by step (deterministic cuDNN or not)')
     a = ap.parse_args()
     if not torch.cuda.is_available(): sys.exit('aff_speed.py: needs a CUDA GPU')
+    if a.pairs:
+        rows = [pair(a.steps, *w.split(':'), det) for det in (True, False)
+                for w in ('none:none', 'none:step', 'none:none-cl', 'attack:attack-cl')]
+        print(save_record('aff-step-pairs', rows)); sys.exit(0)
     rows = [same(a.steps, False), same(a.steps, True)] + times()
     print(save_record('aff-step-graph', rows))
