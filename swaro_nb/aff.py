@@ -5,7 +5,6 @@
 # %% ../nbs/09b_aff.ipynb #bf6194fd
 from __future__ import annotations
 import copy, time
-from functools import partial
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -17,8 +16,7 @@ from .baselines import trades_kl, trades_pgd, trades_start
 from .attack import CudaGraphed
 
 # %% auto #0
-__all__ = ['AFF_GRAPHS', 'FineTuned', 'aff_update', 'aff_step', 'GraphedKL', 'GraphedAFFStep', 'aff_stepper',
-           'adversarial_fine_tune']
+__all__ = ['FineTuned', 'aff_step', 'GraphedKL', 'adversarial_fine_tune']
 
 # %% ../nbs/09b_aff.ipynb #cc74fab0
 class FineTuned(nn.Module):
@@ -38,31 +36,24 @@ class FineTuned(nn.Module):
         "Logits of images in [0,1]."
         return self.head(self.encoder(x).flatten(1))
 
-def aff_update(model: FineTuned,  # the network being fine-tuned
-               opt: torch.optim.Optimizer,  # its optimiser
-               x: torch.Tensor,  # (B, C, H, W) natural images in [0,1] (augmented)
-               y: torch.Tensor,  # (B,) labels
-               delta0: torch.Tensor,  # the KL attack's start (`trades_start`), x's shape
-               beta: float = 6.0,  # TRADES' weight of the robust term
-               eps: float = 8/255, alpha: float = 2/255, steps: int = 10,  # the KL attack (ACL: 8/255, 2/255, 10)
-               attack=trades_pgd,  # the KL attack: `trades_pgd`, or a `GraphedKL` that replays it on a GPU
-              ) -> torch.Tensor:  # the step's loss (detached)
-    ("One AFF step from a given start: TRADES' KL attack with the model in eval mode, then the TRADES loss with the "
-     "model in train mode, one SGD step.")
-    xa = attack(model, x, eps, alpha, steps, delta0=delta0)   # eval mode inside, restored after
+def aff_step(model: FineTuned,  # the network being fine-tuned
+             opt: torch.optim.Optimizer,  # its optimiser
+             x: torch.Tensor,  # (B, C, H, W) natural images in [0,1] (augmented)
+             y: torch.Tensor,  # (B,) labels
+             beta: float = 6.0,  # TRADES' weight of the robust term
+             eps: float = 8/255, alpha: float = 2/255, steps: int = 10,  # the KL attack (ACL: 8/255, 2/255, 10)
+             generator: torch.Generator | None = None,  # the attack's random start, on x's device
+             attack=trades_pgd,  # the KL attack: `trades_pgd`, or a `GraphedKL` that replays it on a GPU
+            ) -> torch.Tensor:  # the step's loss (detached)
+    ("One AFF step: TRADES' KL attack with the model in eval mode, then the TRADES loss with the model in train mode, "
+     "one SGD step.")
+    # the start drawn here, outside any graph: the same random stream either way; eval mode inside, restored after
+    xa = attack(model, x, eps, alpha, steps, delta0=trades_start(x, generator))
     model.train()
     ln, la = model(x), model(xa)
     loss = F.cross_entropy(ln, y) + beta * trades_kl(la, ln)
     opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
     return loss.detach()
-
-def aff_step(model: FineTuned, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,  # as `aff_update`
-             beta: float = 6.0, eps: float = 8/255, alpha: float = 2/255, steps: int = 10,
-             generator: torch.Generator | None = None,  # the attack's random start, on x's device
-             attack=trades_pgd,  # the KL attack: `trades_pgd`, or a `GraphedKL` that replays it on a GPU
-            ) -> torch.Tensor:  # the step's loss (detached)
-    "One AFF step (`aff_update`), the attack's start drawn from `generator`."
-    return aff_update(model, opt, x, y, trades_start(x, generator), beta, eps, alpha, steps, attack)
 
 # %% ../nbs/09b_aff.ipynb #64eddfbb
 class GraphedKL(CudaGraphed):
@@ -73,27 +64,6 @@ class GraphedKL(CudaGraphed):
         if delta0 is None:
             raise ValueError("GraphedKL needs the start delta0 (trades_start): it is drawn outside the graph")
         return super().__call__(dict(x=x, delta0=delta0), model=model, eps=eps, alpha=alpha, steps=steps)
-
-def _aff_graph_step(model, opt, x, y, delta0, beta, eps, alpha, steps, lrs):   # `lrs`: a key only (baked in a graph)
-    return aff_update(model, opt, x, y, delta0, beta, eps, alpha, steps)
-
-class GraphedAFFStep(CudaGraphed):
-    ("`aff_step` whole (the KL attack, both passes, the backward pass and SGD's update) replayed from CUDA graphs, one "
-     "captured per batch shape, settings and learning rate (a graph holds the rate it was captured with); the first "
-     "three steps of each run eagerly as the warm-up (`in_place`), and the attack's start is drawn outside the graph.")
-    def __init__(self): super().__init__(_aff_graph_step, 'the AFF step', in_place=True)
-    def __call__(self, model, opt, x, y, beta=6.0, eps=8/255, alpha=2/255, steps=10, generator=None):
-        return super().__call__(dict(x=x, y=y, delta0=trades_start(x, generator)), model=model, opt=opt, beta=beta,
-                                eps=eps, alpha=alpha, steps=steps, lrs=tuple(pg['lr'] for pg in opt.param_groups))
-
-AFF_GRAPHS = ('none', 'attack', 'step')   # what `adversarial_fine_tune(graphs=...)` replays from CUDA graphs
-
-def aff_stepper(graphs: str | bool = 'attack'):   # 'none' (or False), 'attack' (or True), 'step'
-    "The step `adversarial_fine_tune` calls: `aff_step` eager, with a `GraphedKL` attack, or a `GraphedAFFStep`."
-    graphs = {True: 'attack', False: 'none'}.get(graphs, graphs)
-    if graphs not in AFF_GRAPHS: raise ValueError(f"graphs must be one of {AFF_GRAPHS}, got {graphs!r}")
-    if graphs == 'step': return GraphedAFFStep()
-    return partial(aff_step, attack=GraphedKL() if graphs == 'attack' else trades_pgd)
 
 # %% ../nbs/09b_aff.ipynb #bfa2e510
 def _restore_fit(state: dict | None, model: nn.Module, opt: torch.optim.Optimizer, g: torch.Generator, dev) -> tuple:
@@ -130,7 +100,7 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
                           seed: int = 0,  # head, batch order, augmentation and attack starts
                           progress: bool = True,  # progress bar over epochs
                           amp: bool | None = None,  # bf16 autocast (None: on CUDA only)
-                          graphs: str | bool = 'attack',  # replayed from CUDA graphs on a GPU: see `aff_stepper`
+                          graphs: bool = True,  # the KL attack replayed from CUDA graphs on a GPU (GraphedKL)
                           state: dict | None = None,  # what `on_epoch` was given after some epoch: continue from there
                           on_epoch=None,  # called after every epoch with the state to continue from (e.g. to save it)
                          ) -> LinearResult:  # the fine-tuned classifier, its clean test accuracy, the loss per epoch
@@ -144,7 +114,7 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
         torch.manual_seed(seed); model = FineTuned(encoder, feat_dim, n_classes).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     g, xs, ys = torch.Generator(device=dev).manual_seed(seed), train_images.to(dev), train_labels.to(dev)
-    step = aff_stepper(graphs)   # eager, the attack from CUDA graphs, or the whole step
+    kl = GraphedKL() if graphs else trades_pgd   # the KL attack
     start, losses, before = _restore_fit(state, model, opt, g, dev)   # an interrupted fine-tuning continues
     for ep in tqdm(range(start, epochs), desc='AFF', disable=not progress, leave=False, initial=start, total=epochs):
         for pg in opt.param_groups: pg['lr'] = step_lr(lr, ep, ms, gamma)
@@ -152,7 +122,7 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
         for i in range(0, len(ys), batch_size):
             idx = perm[i:i + batch_size]
             x, y = crop_flip(to_float(xs[idx]), g) if augment else to_float(xs[idx]), ys[idx]
-            with amp_context(dev, amp): tot += step(model, opt, x, y, beta, eps, alpha, steps, g) * len(idx)
+            with amp_context(dev, amp): tot += aff_step(model, opt, x, y, beta, eps, alpha, steps, g, kl) * len(idx)
         losses.append(tot / len(ys))
         if on_epoch is not None:
             on_epoch(dict(epoch=ep + 1, model=model.state_dict(), opt=opt.state_dict(), generator=g.get_state(),

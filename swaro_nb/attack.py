@@ -298,12 +298,9 @@ class CudaGraphed:
     ("`fn(**tensors, **settings)` replayed from CUDA graphs, one captured per tensor shapes and dtypes, settings and "
      "autocast: the same kernels without per-call launch overhead. Off the GPU, or once a capture has failed (said "
      "once), it calls `fn` eagerly. Parameters and buffers that `fn` reads are read where they lie at each replay, so "
-     "in-place updates (an optimiser's step, batch-norm statistics) are seen; the tensors passed are copied in. "
-     "`in_place`: `fn` is itself such an update, so it is never run for nothing: the first three calls of each key "
-     "run eagerly as the warm-up, and the fourth captures the graph and replays it once.")
-    def __init__(self, fn, what: str = 'the function',
-                 in_place: bool = False):  # `fn` changes state (a training step): its warm-up runs are its first calls
-        self.fn, self.what, self.graphs, self.failed, self.in_place, self.warm = fn, what, {}, False, in_place, {}
+     "in-place updates (an optimiser's step, batch-norm statistics) are seen; the tensors passed are copied in.")
+    def __init__(self, fn, what: str = 'the function'):
+        self.fn, self.what, self.graphs, self.failed = fn, what, {}, False
     def __call__(self, tensors: dict, **settings):
         if self.failed or not all(t.is_cuda for t in tensors.values() if t is not None):
             return self.fn(**tensors, **settings)
@@ -311,9 +308,6 @@ class CudaGraphed:
         key = (amp, tuple(sorted(settings.items(), key=lambda kv: kv[0])),
                tuple((k, None if t is None else (tuple(t.shape), t.stride(), t.dtype)) for k, t in tensors.items()))
         g = self.graphs.get(key)
-        if g is None and self.in_place and self.warm.get(key, 0) < 3:   # a real call, on the side stream of a warm-up
-            self.warm[key] = self.warm.get(key, 0) + 1
-            return self._on_side(lambda: self.fn(**tensors, **settings))
         if g is None:
             try: g = self.graphs[key] = self._capture(tensors, amp, settings)
             except Exception as e:  # capture is an optimisation: fall back to the eager call, and say so once
@@ -330,18 +324,13 @@ class CudaGraphed:
         def run():
             with torch.autocast('cuda', dtype=torch.bfloat16, enabled=amp, cache_enabled=False):
                 return self.fn(**st, **settings)
-        # warm-up: cuDNN autotuning and allocations happen outside the capture (in place: done by the first calls)
-        if not self.in_place: self._on_side(lambda: [run() for _ in range(3)])
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph): out = run()   # recorded, not run: the call that captures replays it
-        return {'graph': graph, 'out': out, 'in': st}
-    @staticmethod
-    def _on_side(f):
-        "f() on a side stream that waits for the current one, and the current one waits for it after."
         s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s): r = f()
+        with torch.cuda.stream(s):
+            for _ in range(3): run()          # warm-up: cuDNN autotuning and allocations happen outside the capture
         torch.cuda.current_stream().wait_stream(s)
-        return r
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph): out = run()
+        return {'graph': graph, 'out': out, 'in': st}
 
 # %% ../nbs/05_attack.ipynb #22645f08
 class GraphedPGD(CudaGraphed):
