@@ -26,11 +26,12 @@ KW = (6.0, 8 / 255, 2 / 255, 10)   # beta, eps, alpha, steps: ACL's
 WAYS = ('eager', 'graph', 'eager-cl', 'graph-cl')   # the attack eager or from graphs; '-cl': channels_last
 
 
-def network(cl):
+def network():
+    "The AFF network from seed 0, in the default memory format (`stepper` gives each way its format)."
     torch.manual_seed(0)
     m = FineTuned(ContrastiveNet().encoder, 512, 10).cuda()
     with torch.no_grad(): m.head.weight.normal_(0, 0.01)   # not the zero head: the attack has a gradient to follow
-    return m.to(memory_format=torch.channels_last) if cl else m
+    return m
 
 
 def stepper(way):
@@ -49,7 +50,7 @@ def batches(n):
 def pair(n, a, b, det):
     "Ways a and b from one network on the same n batches and starts: the loss difference step by step."
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = det, False
-    base, (xs, ys), res = network(False), batches(n), []
+    base, (xs, ys), res = network(), batches(n), []
     for way in (a, b):
         to_m, to_x, kl = stepper(way)
         m = to_m(copy.deepcopy(base))
@@ -67,7 +68,7 @@ def times():
     rows, (xs, ys) = [], batches(1)
     for way in WAYS:
         to_m, to_x, kl = stepper(way)
-        m = to_m(network(False))
+        m = to_m(network())
         opt = torch.optim.SGD(m.parameters(), lr=1e-4, momentum=0.9)   # a small rate: the network barely moves
         g, x = torch.Generator('cuda').manual_seed(2), to_x(xs[0])
         with torch.autocast('cuda', dtype=torch.bfloat16):
