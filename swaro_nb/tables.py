@@ -541,7 +541,8 @@ def mechanism_sentence(comparisons: dict,  # from `verdict_comparisons`
 
 # %% ../nbs/10a_tables.ipynb #de1126d1
 def paper_differences(paper: dict | None = None,  # a dict like PAPER (default: PAPER)
-                     ) -> dict:  # {'SwARo − RoCL': {column: points}}, columns named as `verdict_comparisons` names them
+                     # {'SwARo − RoCL': {column: points}}, columns named as `verdict_comparisons` names them
+                     ) -> dict:
     "The paper's own SwARo − RoCL: Tables 1 and 3 for the LE head, Table 1's +rLE rows as the `rle:` columns."
     p = paper or PAPER
     sw, ro = ({**p['table1'][m], **p['table3'][m]} for m in ('swaro', 'rocl'))
