@@ -4,7 +4,7 @@
 
 # %% ../nbs/07b_stats.ipynb #759e3b85
 from __future__ import annotations
-import math, warnings
+import itertools, math, warnings
 from pathlib import Path
 import numpy as np
 from .core import unpack_bits, unpack_codes
@@ -12,7 +12,8 @@ from .core import unpack_bits, unpack_codes
 # %% auto #0
 __all__ = ['MIN_SEEDS', 'VERDICTS', 'NO_PER_IMAGE', 'VERDICT_COLOURS', 'bootstrap_draws', 'verdict', 'welch_p',
            'paired_bootstrap', 'head_metrics', 'test_indices', 'per_image_correct', 'is_accuracy', 'compare_records',
-           'tested_note', 'verdict_colour', 'row_seeds', 'forest_plot', 'png_text', 'save_figure']
+           'tested_note', 'disagreement', 'agreement_test', 'compare_agreement', 'verdict_colour', 'row_seeds',
+           'forest_plot', 'png_text', 'save_figure']
 
 # %% ../nbs/07b_stats.ipynb #06921932
 MIN_SEEDS = 3  # a method with fewer seeds gives 'unresolved', whatever the interval
@@ -172,6 +173,80 @@ def tested_note(*frames) -> str:
     k = sum(int(f['verdict'].isin(VERDICTS[:3]).sum()) for f in frames)   # the columns with a verdict
     return (f"{k} column{'s' * (k != 1)} tested at 95% each, no multiplicity correction (about one in 20 columns "
             f"without a true difference shows one by chance)" if k else "No column tested: every verdict is unresolved")
+
+# %% ../nbs/07b_stats.ipynb #e64f4676
+def disagreement(x,  # per-model boolean vectors (n_images,): a list or a (models, n_images) array
+                ) -> np.ndarray:  # (models, models): the percentage of images on which two models' correctness differs
+    "How often two models disagree on an image (one right, the other wrong), for every pair of models."
+    X = np.atleast_2d(np.asarray(x, dtype=bool)).astype(np.float64)
+    s, both = X.sum(1), X @ X.T
+    return 100 * (s[:, None] + s[None, :] - 2 * both) / X.shape[1]
+
+def _mean(v: np.ndarray) -> float: return float(v.mean()) if v.size else math.nan
+
+def _split_excess(D: np.ndarray, in_a: np.ndarray, keep: np.ndarray) -> tuple:
+    "(between, within, between - within): mean disagreement of the kept pairs across and inside one split's groups."
+    cross = in_a[:, None] != in_a[None, :]
+    between, within = _mean(D[keep & cross]), _mean(D[keep & ~cross])
+    return between, within, between - within
+
+def agreement_test(a,  # method A: per-seed boolean vectors (n_images,) on the same images as B's
+                   b,  # method B, likewise
+                   seeds_a=None, seeds_b=None,  # each model's training seed (None: every model its own)
+                   alpha: float = 0.05,  # the level of the verdict
+                  ) -> dict:  # within_a/b, between, same_seed, excess, p, splits, min_p, verdict, n_a/b, n_images
+    ("Do two methods' models err on other images than two seeds of one method do? Mean disagreement across the methods "
+     "minus within them, and its exact permutation p over every split of the models into groups of A's and B's sizes.")
+    A, B = (np.atleast_2d(np.asarray(x, dtype=bool)) for x in (a, b))
+    if A.size == 0 or B.size == 0: raise ValueError("agreement_test needs at least one model a method")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A's vectors hold {A.shape[1]} images, B's {B.shape[1]}: compare models on the same images")
+    ka, kb = len(A), len(B)
+    sa = list(range(ka)) if seeds_a is None else list(seeds_a)
+    sb = list(range(ka, ka + kb)) if seeds_b is None else list(seeds_b)
+    if (len(sa), len(sb)) != (ka, kb) or len(set(sa)) < ka or len(set(sb)) < kb:
+        raise ValueError(f"need one distinct seed per model of each method, got {sa} for {ka} and {sb} for {kb} models")
+    D, seeds = disagreement(np.concatenate([A, B])), np.array([*sa, *sb])
+    keep = seeds[:, None] != seeds[None, :]   # a pair of models that share a seed is left out of every split
+    in_a = np.arange(ka + kb) < ka
+    between, _, excess = _split_excess(D, in_a, keep)
+    out = dict(within_a=_mean(D[:ka, :ka][np.triu_indices(ka, 1)]), within_b=_mean(D[ka:, ka:][np.triu_indices(kb, 1)]),
+               between=between, same_seed=_mean(D[:ka, ka:][~keep[:ka, ka:]]), excess=excess,
+               n_a=ka, n_b=kb, n_images=A.shape[1], p=math.nan, splits=0, min_p=math.nan, verdict='unresolved')
+    if min(ka, kb) < 2: return out
+    stats = np.array([_split_excess(D, np.isin(np.arange(ka + kb), g), keep)[2]
+                      for g in itertools.combinations(range(ka + kb), ka)])   # every split into A's and B's sizes
+    p = float((stats >= excess - 1e-9).mean())            # one-sided: more disagreement across the methods than within
+    min_p = float((stats >= stats.max() - 1e-9).mean())   # the smallest p these models allow (the most extreme split)
+    v = ('unresolved' if min(ka, kb) < MIN_SEEDS or min_p > alpha
+         else 'differ' if p <= alpha else 'no detected difference')
+    return {**out, 'p': p, 'splits': len(stats), 'min_p': min_p, 'verdict': v}
+
+# %% ../nbs/07b_stats.ipynb #25b2e78d
+def compare_agreement(a: list,  # eval records of method A (one per seed)
+                      b: list,  # eval records of method B
+                      cols=None,  # columns (default: every accuracy column all records have bits for)
+                      head: str = 'le',  # 'le', 'rle' or 'classifier'
+                      alpha: float = 0.05,  # the level of the verdicts
+                     ) -> 'pandas.DataFrame':  # column, within_a/b, between, same_seed, excess, p, min_p, verdict
+    "`agreement_test` column by column on two methods' records, the models' seeds read from their configs."
+    import pandas as pd
+    if not a or not b: raise ValueError(f"compare_agreement needs records in both groups, got {len(a)} and {len(b)}")
+    _same_images([*a, *b])
+    seeds = [(r.get('config') or {}).get('seed') for r in (*a, *b)]
+    sa, sb = (seeds[:len(a)], seeds[len(a):]) if None not in seeds else (None, None)
+    if cols is None: cols = [k for k in (head_metrics(a[0], head) or {}) if is_accuracy(k)]
+    rows = []
+    for k in cols:
+        bits = [per_image_correct(r, head, k) for r in (*a, *b)]
+        if any(x is None for x in bits) or len({len(x) for x in bits}) > 1: continue
+        r = agreement_test(bits[:len(a)], bits[len(a):], sa, sb, alpha)
+        rows.append({'column': k, **{c: r[c] for c in ('within_a', 'within_b', 'between', 'same_seed', 'excess', 'p',
+                                                        'min_p', 'verdict')}})
+    df = pd.DataFrame(rows, columns=['column', 'within_a', 'within_b', 'between', 'same_seed', 'excess', 'p', 'min_p',
+                                     'verdict'])
+    df.attrs['tested'] = int((df['verdict'] != 'unresolved').sum())
+    return df
 
 # %% ../nbs/07b_stats.ipynb #dc852170
 VERDICT_COLOURS = {'ahead': '#1a9850', 'behind': '#d73027', 'no clear difference': '#3b6fb6', 'unresolved': '#9a9a9a'}

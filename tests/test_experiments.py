@@ -1,9 +1,9 @@
 "The bench and report experiment notebooks through papermill: tables and plots from the committed records, numbers recomputed here from the JSON."
-import json, math, re, shutil
+import itertools, json, math, re, shutil
 from pathlib import Path
 import pytest
 from conftest import ROOT
-from five_seed import five_seed_records, results_view, expected, groups as five_groups
+from five_seed import five_seed_records, results_view, expected, decode, KEYS as FIVE_KEYS, groups as five_groups
 from swaro_nb.tables import PAPER, METRIC_KEYS, TABLE3_KEYS, ROW_LABELS, load_results, variant
 from swaro_nb.baselines import BASELINES
 
@@ -361,6 +361,20 @@ def test_report_five_seed(tmp_path):
     assert "- **ℓ∞ robustness comparable to RoCL's**: does not hold — linf_8 " in md
     e = expected(g['swaro'], g['rocl'], 'clean', 'rle')
     assert f"rle30_clean {e['diff']:+.2f} ({e['verdict']})" in md and "the rLE heads of the same records" in md
+    # the agreement table: every row as agreement_test gives it on the bits decoded here, each method's seeds 0-4
+    from swaro_nb.stats import agreement_test
+    lines = md.splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith('| comparison | column | within A | within B | across |'))
+    rows = [[c.strip() for c in l.strip().strip('|').split(' | ')] for l in itertools.takewhile(lambda l: l.startswith('|'), lines[at + 2:])]
+    pairs = {'SwARo − RoCL': (g['swaro'], g['rocl']), 'random targets − SwARo': (g['rand'], g['swaro'])}
+    assert sorted((r[0], r[1]) for r in rows) == sorted((n, k) for n in pairs for k in FIVE_KEYS), [(r[0], r[1]) for r in rows]
+    for name, col, *cells in rows:
+        bits = lambda grp: [decode(r['per_image']['correct']['le'][col], r['per_image']['n']) for r in grp]
+        e = agreement_test(bits(pairs[name][0]), bits(pairs[name][1]), range(5), range(5))
+        f = lambda v: f"{v:.2f}"
+        assert cells == [f(e['within_a']), f(e['within_b']), f(e['between']), f(e['excess']), f"{e['p']:.3f}", e['verdict'],
+                         f(e['same_seed'])], (name, col, cells, e)
+    assert "**random targets − SwARo** (A = SwARo (random targets), B = SwARo; " in md
 
 FORBIDDEN = re.compile(r"\bsessions?\b|\bleases?\b|GPU host|DESIGN\.md|\.\./shared|issue \d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", re.I)
 
