@@ -101,6 +101,7 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
                           progress: bool = True,  # progress bar over epochs
                           amp: bool | None = None,  # bf16 autocast (None: on CUDA only)
                           graphs: bool = True,  # the KL attack replayed from CUDA graphs on a GPU (GraphedKL)
+                          channels_last: bool | None = None,  # network and batches channels-last (None: on CUDA only)
                           state: dict | None = None,  # what `on_epoch` was given after some epoch: continue from there
                           on_epoch=None,  # called after every epoch with the state to continue from (e.g. to save it)
                          ) -> LinearResult:  # the fine-tuned classifier, its clean test accuracy, the loss per epoch
@@ -112,6 +113,8 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
     dev, ms = as_device(device), scale_milestones(milestones, epochs, milestone_ref)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed); model = FineTuned(encoder, feat_dim, n_classes).to(dev)
+    cl = dev.type == 'cuda' if channels_last is None else bool(channels_last)
+    if cl: model = model.to(memory_format=torch.channels_last)   # before the optimiser: its buffers follow
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     g, xs, ys = torch.Generator(device=dev).manual_seed(seed), train_images.to(dev), train_labels.to(dev)
     kl = GraphedKL() if graphs else trades_pgd   # the KL attack
@@ -122,6 +125,7 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
         for i in range(0, len(ys), batch_size):
             idx = perm[i:i + batch_size]
             x, y = crop_flip(to_float(xs[idx]), g) if augment else to_float(xs[idx]), ys[idx]
+            if cl: x = x.contiguous(memory_format=torch.channels_last)
             with amp_context(dev, amp): tot += aff_step(model, opt, x, y, beta, eps, alpha, steps, g, kl) * len(idx)
         losses.append(tot / len(ys))
         if on_epoch is not None:
