@@ -3,6 +3,7 @@
 Usage (on a GPU machine, from the repository root, SWARO_RECORD_DIR set to where the records go):
     python tools/gpu/aff_speed.py            # times -> aff-step-times.json
     python tools/gpu/aff_speed.py --pairs    # the same step? -> aff-step-pairs.json
+    python tools/gpu/aff_speed.py --fit      # adversarial_fine_tune itself, both layouts -> aff-fit-layout.json
 
 At ACL's batch 128 under bf16 autocast, as `adversarial_fine_tune` runs it:
 - times: `aff_step` eager and with the KL attack replayed from CUDA graphs (`GraphedKL`, the default), each with the
@@ -12,6 +13,9 @@ At ACL's batch 128 under bf16 autocast, as `adversarial_fine_tune` runs it:
   against eager (what nondeterministic kernels alone give); a fast way computes the same step when its differences
   stay at that baseline's size. The attack steps by gradient signs, so a rounding difference flips some of them and
   two runs part after a few steps whatever the cause: look at the first steps.
+- fit: `adversarial_fine_tune` as the evaluation calls it (graphed attack, bf16), `channels_last` False then None (its
+  CUDA default), from one network on the same random images: each epoch's loss and the seconds of each, so that the
+  library's own path (not `stepper`'s) is the one checked before a lease spends its time on it.
 """
 import argparse, copy, sys
 from pathlib import Path
@@ -19,7 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from swaro_nb.core import median_ms, save_record, device_name
 from swaro_nb.encoder import ContrastiveNet
-from swaro_nb.aff import FineTuned, aff_step, GraphedKL
+from swaro_nb.aff import FineTuned, aff_step, GraphedKL, adversarial_fine_tune
 from swaro_nb.baselines import trades_pgd
 
 KW = (6.0, 8 / 255, 2 / 255, 10)   # beta, eps, alpha, steps: ACL's
@@ -79,13 +83,35 @@ def times():
     return rows
 
 
+def fit(n=2048, epochs=3, device='cuda'):
+    "adversarial_fine_tune contiguous, then channels-last (its CUDA default), on the same n random images."
+    g = torch.Generator().manual_seed(3)
+    xs, ys = torch.randint(0, 256, (n, 3, 32, 32), dtype=torch.uint8, generator=g), torch.randint(0, 10, (n,), generator=g)
+    torch.manual_seed(0); enc = ContrastiveNet().encoder
+    rows = []
+    for cl in (False, None):
+        r = adversarial_fine_tune(enc, xs, ys, xs[:512], ys[:512], 512, 10, epochs=epochs, device=device, progress=False,
+                                  channels_last=cl)
+        conv = r.model.encoder.conv1.weight
+        rows.append(dict(what='adversarial_fine_tune', channels_last=cl, images=n, epochs=epochs,
+                         layout='channels_last' if conv.is_contiguous(memory_format=torch.channels_last) else 'contiguous',
+                         train_loss=[round(v, 5) for v in r.train_loss], test_acc=round(r.test_acc, 3),
+                         seconds=round(r.seconds, 2)))
+        print(f"{device_name()}: channels_last={cl} ({rows[-1]['layout']}): loss by epoch {rows[-1]['train_loss']}, "
+              f"{r.seconds:.1f} s")
+    return rows
+
+
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--pairs', action='store_true', help='the loss difference by step of two ways (see the docstring)')
     ap.add_argument('--steps', type=int, default=8, help='steps of each way in --pairs')
+    ap.add_argument('--fit', action='store_true', help='adversarial_fine_tune in both layouts (see the docstring)')
     a = ap.parse_args()
     if not torch.cuda.is_available(): sys.exit('aff_speed.py: needs a CUDA GPU')
-    if a.pairs:
+    if a.fit:
+        print(save_record('aff-fit-layout', fit()))
+    elif a.pairs:
         rows = [pair(a.steps, *w, det) for det in (True, False)
                 for w in (('eager', 'eager'), ('graph', 'graph'), ('graph', 'graph-cl'))]
         print(save_record('aff-step-pairs', rows))
