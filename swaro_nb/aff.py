@@ -73,6 +73,13 @@ def _restore_fit(state: dict | None, model: nn.Module, opt: torch.optim.Optimize
     model.load_state_dict(state['model']); opt.load_state_dict(state['opt']); g.set_state(state['generator'])
     return state['epoch'], [torch.tensor(v, device=dev) for v in state['losses']], state['seconds']
 
+def _clean_accuracy(model: nn.Module, images: torch.Tensor, labels: torch.Tensor, dev) -> float:
+    "Clean accuracy (%) of a classifier on [0,1] images, in eval mode and float32, 512 images at a time."
+    model.eval()
+    with torch.no_grad():
+        pred = torch.cat([model(to_float(images[i:i + 512].to(dev))).argmax(1) for i in range(0, len(labels), 512)])
+    return (pred.cpu() == labels).float().mean().item() * 100
+
 # %% ../nbs/09b_aff.ipynb #5c6d6131
 def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep copy is fine-tuned)
                           train_images: torch.Tensor,  # (N, C, H, W) uint8 (or [0,1] float) training images
@@ -131,9 +138,5 @@ def adversarial_fine_tune(encoder: nn.Module,  # the pre-trained encoder (a deep
         if on_epoch is not None:
             on_epoch(dict(epoch=ep + 1, model=model.state_dict(), opt=opt.state_dict(), generator=g.get_state(),
                           losses=[float(v) for v in losses], seconds=before + time.perf_counter() - t0))
-    model.eval()
-    with torch.no_grad():
-        pred = torch.cat([model(to_float(test_images[i:i + 512].to(dev))).argmax(1)
-                          for i in range(0, len(test_labels), 512)])
-    acc = (pred.cpu() == test_labels).float().mean().item() * 100
+    acc = _clean_accuracy(model, test_images, test_labels, dev)
     return LinearResult(model, acc, torch.stack(losses).tolist(), before + time.perf_counter() - t0, ms, 'AFF')
