@@ -177,6 +177,19 @@ def test_c100_lease_plan_fits_and_its_launch_line_agrees(capsys):
     assert sw['s_per_epoch'] * 200 + 60 <= dl - res - 30   # repro_session.sh's time limit, with a minute of start-up
 
 
+def test_eval_commit_sizes_evaluations_from_that_commit_alone(tmp_path, capsys):
+    old, new = evrec(le_s=30.0, pgd_s=1.8), evrec(le_s=10.0, pgd_s=0.6)   # old code three times slower
+    old['commit'], new['commit'] = 'aaaa111', 'bbbb222'
+    runs = [dict(name='a', method='swaro', epochs=200, trained=True, eval=dict(le_epochs=100, rle_epochs=0, n_test=1000))]
+    speed = [spd('swaro', 1.0)]
+    both = run_plan(tmp_path, capsys, runs, speed, [old, new], '--gpus', 1)[3]['runs'][0]['eval_s']
+    one = run_plan(tmp_path, capsys, runs, speed, [old, new], '--gpus', 1, '--eval-commit', 'bbbb')[3]['runs'][0]['eval_s']
+    assert one['le'] == pytest.approx(10) and both['le'] == pytest.approx(20)   # the line through both records' LE at 100
+    assert one['attacks_table1'] == pytest.approx(both['attacks_table1'] / 2)   # unit 0.6 against the pooled (0.6+1.8)/2
+    rc, out, err, js = run_plan(tmp_path, capsys, runs, speed, [old, new], '--gpus', 1, '--eval-commit', 'cccc')
+    assert rc == 2 and 'no evaluation record of that commit' in err
+
+
 def test_evaluations_that_shared_a_gpu_are_left_out_of_the_model(tmp_path):
     "Evaluation records timed with another evaluation on their GPU do not size evaluations; every other record does."
     _, evals = plan.load_records([ROOT / 'results' / 'eval'])

@@ -679,6 +679,9 @@ def main(argv=None):
                     help='change every run: variant=base, gpus=2, eval.rle_epochs=150, eval.autoattack=false (VALUE as JSON when it parses)')
     ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
                     help="inline: each evaluation right after its training on its first GPU (default); last: after every training, on any free GPU")
+    ap.add_argument('--eval-commit', default=None, metavar='SHA',
+                    help="size evaluations from the records of this commit (a prefix) alone: the code a pinned lease runs "
+                         "(default: every record of the card, older and slower code included)")
     ap.add_argument('--json', default=None, metavar='OUT', help='also write the prediction as JSON')
     ap.add_argument('--parts', default=str(ROOT / 'results' / 'eval' / 'parts'), metavar='DIR',
                     help="an earlier lease's evaluation pieces, <run>-eval.parts/ (default %(default)s): heads fitted or attacked there "
@@ -691,6 +694,9 @@ def main(argv=None):
         runs, note = load_plan(a.plan, [parse_set(s) for s in a.sets])
         speed, evals = load_records(dirs)
         speeds = Speeds(speed, a.card)
+        if a.eval_commit:
+            evals = [r for r in evals if str(r.get('commit', '')).startswith(a.eval_commit)]
+            if not evals: raise PlanError(f"--eval-commit {a.eval_commit}: no evaluation record of that commit")
         evm = EvalModel(evals, a.card) if any(r['eval'] is not None for r in runs) else None
         jobs = assign(price(runs, speeds, evm, a), a.gpus, a.startup_s, a.evals)
     except PlanError as e:
