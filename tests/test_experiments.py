@@ -339,7 +339,9 @@ def test_report_five_seed(tmp_path):
     _no_errors(nb)
     md, out = _markdown(nb), _stdout(nb)
     assert "The five-seed set in" in md and "awaits the five-seed records" not in md
-    assert "SwARo: 5 seeds (c10-200-swaro-s0, " in md and "trained at commit f1ve5ee, evaluated on 400 test images" in md
+    assert "SwARo: 5 seeds (c10-200-swaro-s0, " in md
+    assert (f"trained at commit f1ve5ee, evaluated at commit f1ve5ee on {template['card']} ({len(recs)} models), "
+            "on 400 test images") in md   # the evaluations' code and cards are said
     g = five_groups(recs)
     table = _md_table(md, '| column | SwARo | RoCL | SwARo (random targets) |')
     n = 0
