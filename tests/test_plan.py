@@ -935,6 +935,15 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
         t4 = mp.mixed_plan(train, [], [ex], gpus=1, deadline=1600, columns=['l1_12'])
         assert t4 == json.loads((ROOT / 'tools/gpu/plans' / f).read_text()), f
         assert plan.main([str(ROOT / 'tools/gpu/plans' / f), '--gpus', '1', '--card', 'H200', '--json', '/dev/null']) == 0
+    t9 = mp.mixed_plan('c10-200-rand-s4', [], ['c10-200-rand-s3'], gpus=1, deadline=1600, columns=['l1_12'])   # T9'
+    assert t9 == json.loads((ROOT / 'tools/gpu/plans/five-seed-t-rand-s4-h200.json').read_text())
+    k = mp.mixed_plan('c10-200-k10-s0', [], [], gpus=1, deadline=1600)   # Table 8 (plans/k.md) on one GPU
+    assert k == json.loads((ROOT / 'tools/gpu/plans/k-t-k10-s0-h200.json').read_text())
+    v = _launch_vars(k['launch'])
+    assert v['RUNS'] == 'c10-200-k10-s0:c10-200:0:--n-clusters,10' and 'AFTER' not in v and k['note'].startswith('Table 8')
+    assert mp.parse_run('c10-200-k5000-s1')['train_flags'] == '--n-clusters 5000' and mp.parse_run('c10-200-k5000-s1')['seed'] == 1
+    for bad in ('c10-200-k1000-s0', 'c10-200-k1-s0'):   # the set's own SwARo; no clusters to permute
+        with pytest.raises(ValueError, match='K must be'): mp.parse_run(bad)
     for bad in (dict(deadline=1750), dict(deadline=500), dict(columns=['linf_8'])):   # past the lease; too short; not an extra
         with pytest.raises(ValueError): mp.mixed_plan('c10-200-rocl-s3', [], ['c10-200-swaro-s2'], gpus=1, **bad)
     with pytest.raises(ValueError, match='--gpus 1 only'): mp.mixed_plan('c10-200-rocl-s3', [], [], deadline=1600)

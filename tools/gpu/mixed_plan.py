@@ -32,9 +32,16 @@ KINDS = {'swaro': dict(preset='c10-200', method='swaro', loss_form='paper', trai
 
 
 def parse_run(name: str) -> dict:
-    "A run of the set from its name: its kind's preset, method, flags and speeds, and its seed."
+    ("A run of the set from its name: its kind's preset, method, flags and speeds, and its seed; also Table 8's SwARo at K "
+     "clusters, c10-200-k<K>-s<seed> (plans/k.md: the set's pins and protocol, priced as SwARo).")
+    if k := re.fullmatch(r'c10-200-k(\d+)-s(\d+)', name):
+        if int(k[1]) < 2 or int(k[1]) == 1000:
+            raise ValueError(f"{name!r}: K must be >= 2 and not 1000 (K = 1000 is c10-200-swaro-s<seed>, the set's SwARo)")
+        return dict(name=name, seed=int(k[2]), **dict(KINDS['swaro'], train_flags=f'--n-clusters {int(k[1])}'),
+                    what=f"Table 8 (plans/k.md), SwARo at K = {int(k[1])}")
     m = re.fullmatch(r'c10-200-(swaro|rocl|rand)-s(\d+)', name)
-    if not m: raise ValueError(f"{name!r} is not a run of the five-seed set (c10-200-{{swaro,rocl,rand}}-s<seed>)")
+    if not m: raise ValueError(f"{name!r} is not a run of the five-seed set (c10-200-{{swaro,rocl,rand}}-s<seed>) "
+                               "nor of Table 8 (c10-200-k<K>-s<seed>)")
     return dict(name=name, seed=int(m[2]), **KINDS[m[1]])
 
 
@@ -98,7 +105,7 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
             + (extras_cmd(extras, 1, f"{SIDE_END} - $(date +%s) + t0", columns) if extras else ''))
     launch = launch_line(t, f"SIDE='{side}' ", DEADLINE)
     staged = [*evaluate, *extras]
-    note = (f"five-seed set, a mixed lease on nvidia-h200-x2 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py): "
+    note = (f"{t.get('what', 'five-seed set')}, a mixed lease on nvidia-h200-x2 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py): "
             f"GPU 0 trains {train} {TRAIN_PIN}. GPU 1, a side job with the eval pin "
             f"(five-seed-pins.json 'eval', in /root/swaro/evalcode): "
             + (f"{', '.join(resume)} resume{'s' * (len(resume) == 1)} {'its' if len(resume) == 1 else 'their'} pieces of "
@@ -126,7 +133,7 @@ def one_gpu_plan(t: dict, runs: list, extras: list, deadline: int = ONE_GPU_DEAD
     "The one-H200 lease: train t with the train pin; then, with the eval pin on the same GPU, the extras (AFTER)."
     if runs: raise ValueError("--gpus 1: the lease trains its run and no evaluation fits after it (a training about 17 min, an evaluation 12)")
     launch = launch_line(t, f"AFTER='{EVAL_PIN}; {extras_cmd(extras, 0, columns=columns)}' " if extras else '', deadline)
-    note = (f"five-seed set, a training lease on one H200 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py --gpus 1): "
+    note = (f"{t.get('what', 'five-seed set')}, a training lease on one H200 (five-seed.md, 'With one or two GPUs'; written by tools/gpu/mixed_plan.py --gpus 1): "
             f"{t['name']} trains {TRAIN_PIN}"
             + (f"; then, on the same GPU with the eval pin (five-seed-pins.json 'eval', in /root/swaro/evalcode), the reference "
                f"extras of {', '.join(extras)} (ref_extras.py, each column by itself: {', '.join(columns)}; not priced; what "
