@@ -14,8 +14,9 @@ At ACL's batch 128 under bf16 autocast, as `adversarial_fine_tune` runs it:
   stay at that baseline's size. The attack steps by gradient signs, so a rounding difference flips some of them and
   two runs part after a few steps whatever the cause: look at the first steps.
 - fit: `adversarial_fine_tune` as the evaluation calls it (graphed attack, bf16), `channels_last` False then None (its
-  CUDA default), from one network on the same random images: each epoch's loss and the seconds of each, so that the
-  library's own path (not `stepper`'s) is the one checked before a lease spends its time on it.
+  CUDA default), from one network on the same random images, after a short warm-up call each way: each epoch's loss and
+  the seconds of the whole call, so that the library's own path (not `stepper`'s) is the one checked before a lease
+  spends its time on it.
 """
 import argparse, copy, sys
 from pathlib import Path
