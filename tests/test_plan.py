@@ -180,6 +180,8 @@ def test_c100_lease_plan_fits_and_its_launch_line_agrees(capsys):
 def test_eval_commit_sizes_evaluations_from_that_commit_alone(tmp_path, capsys):
     old, new = evrec(le_s=30.0, pgd_s=1.8), evrec(le_s=10.0, pgd_s=0.6)   # old code three times slower
     old['commit'], new['commit'] = 'aaaa111', 'bbbb222'
+    for r in (old, new):   # named as the library names PGD-20 (--eval-commit prices each attack as the newest record ran it)
+        for d in (r['budgets']['attacks'], r['seconds']['attacks_le'], r['seconds']['attacks_rle']): d['pgd_linf_8'] = d.pop('linf_8')
     runs = [dict(name='a', method='swaro', epochs=200, trained=True, eval=dict(le_epochs=100, rle_epochs=0, n_test=1000))]
     speed = [spd('swaro', 1.0)]
     both = run_plan(tmp_path, capsys, runs, speed, [old, new], '--gpus', 1)[3]['runs'][0]['eval_s']
@@ -992,3 +994,37 @@ def test_extras_shell_runs_each_column_once_and_skips_what_landed(tmp_path):
     assert (S / 'side/runs/c10-200-swaro-s0/weights.pt').read_bytes() == b'c10-200-swaro-s0'
     assert sorted(p.name for p in (S / 'side/logs').iterdir()) == [
         'extras-c10-200-rocl-s0-l2_05.log', 'extras-c10-200-swaro-s0-l1_12.log', 'extras-c10-200-swaro-s0-l2_05.log']
+
+
+def test_record_sets_price_the_worst_cases_a_record_ran():
+    "A record's own specs replace the library's: l1 worst cases of PGD and SLIDE alone drop the APGD members' units."
+    lib = plan._builtin_sets()
+    ran = {k: dict(v) for k, v in lib['table1'].items()}
+    for k in ('l1_784', 'l1_12'): ran[k]['members'] = [f'pgd_{k}', f'slide_r_{k}']
+    ran['slide_r_l1_12'] = dict(lib['members']['slide_r_l1_12'], steps=10)   # a member spec of that commit's own
+    got = plan.record_sets(lib, dict(budgets=dict(attacks=ran)))
+    assert got['table1']['l1_12']['members'] == ['pgd_l1_12', 'slide_r_l1_12'] and got['members']['slide_r_l1_12']['steps'] == 10
+    assert got['table1']['linf_8'] == lib['table1']['linf_8'] and lib['table1']['l1_12']['members'][-1] == 'apgd_t_l1_12'
+    before, after = plan.set_units(lib, 'table1'), plan.set_units(got, 'table1')
+    apgd_l1 = 2 * (plan.spec_units(lib['members']['apgd_ce_l1_12']) + plan.spec_units(lib['members']['apgd_t_l1_12']))
+    assert before['apgd'] - after['apgd'] == pytest.approx(apgd_l1) and apgd_l1 == 2 * (5 * 101 + 5 * 101)
+    assert before['robust'] - after['robust'] == pytest.approx(3 * 51 - 3 * 11)   # slide_r_l1_12: 3 x (50 + 1) against 3 x (10 + 1)
+    assert plan.record_sets(lib, {}) == lib                                # a record without specs changes nothing
+
+
+def test_eval_commit_predicts_the_five_seed_evaluations():
+    """The five-seed records at the eval pin, whose l1 worst cases have no APGD members: priced with the specs they ran, one
+    evaluation comes within 8% of the measured median on each card; priced with today's library, about 15% above it."""
+    spec = json.loads((ROOT / 'tools/gpu/plans/five-seed-e-s4b-h200x1.json').read_text())
+    pin = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
+    evals = [r for r in plan.load_records([ROOT / 'results/eval/five-seed'])[1] if r['commit'] == pin]
+    lib = plan.library_sets()[0]
+    for card in ('H100', 'H200'):
+        rs = [r for r in evals if plan._card_ok(r, card)]
+        measured = sorted(r['seconds']['total'] for r in rs)[len(rs) // 2]
+        own = plan.EvalModel(evals, card, sets=(plan.record_sets(lib, max(rs, key=plan._ts)), 'r')).predict(spec['defaults']['eval'], 0)
+        today = plan.EvalModel(evals, card, sets=(lib, 'l')).predict(spec['defaults']['eval'], 0)
+        assert abs(own['total'] / measured - 1) < 0.08, (card, own['total'], measured)
+        assert today['attacks_table1'] > own['attacks_table1'] * 1.3, card
+    assert plan.main([str(ROOT / 'tools/gpu/plans/five-seed-e-s4b-h200x1.json'), '--card', 'H100', '--eval-commit', pin[:7],
+                      '--json', '/dev/null']) == 0

@@ -165,6 +165,18 @@ def library_sets():
     return None
 
 
+def record_sets(sets: dict, rec: dict) -> dict:
+    """`sets` with each attack the record ran replaced by the record's own spec (its budgets' `attacks`): what a column
+    meant at the record's commit. A pinned lease runs that code, whose worst cases may have other members than the
+    library's here (6f909b8's l1 columns are PGD and SLIDE only; the library since adds APGD-CE and APGD-T to them)."""
+    ran = {k: v for k, v in ((rec.get('budgets') or {}).get('attacks') or {}).items() if isinstance(v, dict)}
+    out = {g: {k: dict(ran.get(k, v)) for k, v in d.items()} for g, d in sets.items()}
+    named = {k for g, d in out.items() if g != 'members' for k in d}
+    out['members'] = {k: v for k, v in out.get('members', {}).items() if k not in named}
+    for k, v in ran.items():   # members the record ran that the library no longer names
+        if k not in named and k not in out['members']: out['members'][k] = dict(v)
+    return out
+
 def set_units(sets: dict, name: str) -> dict:
     "{'all': units per test image for attacks on every image, 'robust': for members on the still-robust ones, 'aa': AutoAttack's count, 'ref': the reference's}."
     return names_units(sets, list(sets[name]))
@@ -680,8 +692,9 @@ def main(argv=None):
     ap.add_argument('--evals', choices=('inline', 'last'), default='inline',
                     help="inline: each evaluation right after its training on its first GPU (default); last: after every training, on any free GPU")
     ap.add_argument('--eval-commit', default=None, metavar='SHA',
-                    help="size evaluations from the records of this commit (a prefix) alone: the code a pinned lease runs "
-                         "(default: every record of the card, older and slower code included)")
+                    help="size evaluations from the records of this commit (a prefix) alone, each attack priced as its newest "
+                         "record ran it: the code and protocol a pinned lease runs (default: every record of the card, older "
+                         "and slower code included, with the library's attack sets)")
     ap.add_argument('--json', default=None, metavar='OUT', help='also write the prediction as JSON')
     ap.add_argument('--parts', default=str(ROOT / 'results' / 'eval' / 'parts'), metavar='DIR',
                     help="an earlier lease's evaluation pieces, <run>-eval.parts/ (default %(default)s): heads fitted or attacked there "
@@ -697,7 +710,13 @@ def main(argv=None):
         if a.eval_commit:
             evals = [r for r in evals if str(r.get('commit', '')).startswith(a.eval_commit)]
             if not evals: raise PlanError(f"--eval-commit {a.eval_commit}: no evaluation record of that commit")
-        evm = EvalModel(evals, a.card) if any(r['eval'] is not None for r in runs) else None
+        sets = None
+        if a.eval_commit and any(r['eval'] is not None for r in runs):   # that commit's protocol, as its newest record ran it
+            got = library_sets() or (_builtin_sets(), 'the built-in copy (the library did not import)')
+            ran = [r for r in evals if _card_ok(r, a.card)] or evals
+            newest = max(ran, key=_ts)
+            sets = (record_sets(got[0], newest), f"{got[1]}, each attack as {_rel(Path(newest['_file']))} ran it")
+        evm = EvalModel(evals, a.card, sets=sets) if any(r['eval'] is not None for r in runs) else None
         jobs = assign(price(runs, speeds, evm, a), a.gpus, a.startup_s, a.evals)
     except PlanError as e:
         print(f"plan: error: {e}", file=sys.stderr); return 2
