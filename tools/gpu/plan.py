@@ -715,7 +715,7 @@ def main(argv=None):
             got = library_sets() or (_builtin_sets(), 'the built-in copy (the library did not import)')
             ran = [r for r in evals if _card_ok(r, a.card)] or evals
             newest = max(ran, key=_ts)
-            sets = (record_sets(got[0], newest), f"{got[1]}, each attack as {_rel(Path(newest['_file']))} ran it")
+            sets = (record_sets(got[0], newest), f"{got[1]}, each attack as {newest['_file']} ran it")
         evm = EvalModel(evals, a.card, sets=sets) if any(r['eval'] is not None for r in runs) else None
         jobs = assign(price(runs, speeds, evm, a), a.gpus, a.startup_s, a.evals)
     except PlanError as e:
