@@ -361,11 +361,15 @@ def _ts(r) -> float:
 class EvalModel:
     "Seconds of an evaluation, fitted on the evaluation records of one card; the attack sets from the library when it imports."
 
-    def __init__(self, records: list, card: str, sets=None):
+    def __init__(self, records: list, card: str, sets=None, as_ran: bool = False):
+        "as_ran: each attack priced as the newest record ran it (record_sets), for records of one pinned commit."
         recs = [r for r in records if _card_ok(r, card) and isinstance(r.get('seconds'), dict) and isinstance(r.get('budgets'), dict)]
         if not recs: raise PlanError(f"no evaluation record on a '{card}' card (results/eval/*-eval.json): nothing to size evaluations with")
         got = library_sets() if sets is None else sets
         self.sets, self.sets_source = got if got else (_builtin_sets(), 'the built-in copy (the library did not import)')
+        if as_ran:
+            newest = max(recs, key=_ts)
+            self.sets, self.sets_source = record_sets(self.sets, newest), f"{self.sets_source}, each attack as {newest.get('_file')} ran it"
         self.n = len(recs); self.files = [r['_file'] for r in recs]
         le = [(r['budgets']['le_epochs'] * _train(r) / N_TRAIN, r['seconds']['le']) for r in recs
               if r['budgets'].get('le_epochs') and isinstance(r['seconds'].get('le'), (int, float))]
@@ -710,13 +714,8 @@ def main(argv=None):
         if a.eval_commit:
             evals = [r for r in evals if str(r.get('commit', '')).startswith(a.eval_commit)]
             if not evals: raise PlanError(f"--eval-commit {a.eval_commit}: no evaluation record of that commit")
-        sets = None
-        if a.eval_commit and any(r['eval'] is not None for r in runs):   # that commit's protocol, as its newest record ran it
-            got = library_sets() or (_builtin_sets(), 'the built-in copy (the library did not import)')
-            ran = [r for r in evals if _card_ok(r, a.card)] or evals
-            newest = max(ran, key=_ts)
-            sets = (record_sets(got[0], newest), f"{got[1]}, each attack as {newest['_file']} ran it")
-        evm = EvalModel(evals, a.card, sets=sets) if any(r['eval'] is not None for r in runs) else None
+        # --eval-commit: that commit's protocol too, as its newest record ran it
+        evm = EvalModel(evals, a.card, as_ran=bool(a.eval_commit)) if any(r['eval'] is not None for r in runs) else None
         jobs = assign(price(runs, speeds, evm, a), a.gpus, a.startup_s, a.evals)
     except PlanError as e:
         print(f"plan: error: {e}", file=sys.stderr); return 2
