@@ -21,8 +21,8 @@ from .eval_config import EvalConfig
 # %% auto #0
 __all__ = ['PIECE_BYTES', 'BUDGET_BYTES', 'MANIFEST', 'MANIFEST_VERSION', 'ABOUT', 'PROJECT_URL', 'WeightsError', 'weights_dir',
            'cache_dir', 'split_blob', 'pack_pretrained', 'read_manifest', 'list_pretrained', 'pretrained_info',
-           'load_pretrained', 'retire_pretrained', 'check_pretrained', 'evaluate_pretrained', 'pretrained_run',
-           'robustbench_info', 'export_robustbench']
+           'load_pretrained', 'retire_pretrained', 'pack_state', 'state_info', 'unpack_state', 'retire_state',
+           'check_pretrained', 'evaluate_pretrained', 'pretrained_run', 'robustbench_info', 'export_robustbench']
 
 # %% ../nbs/10e_hub.ipynb #2aaebb68
 PIECE_BYTES = 15 << 20  # the largest piece: 15 MiB (the GPU host returns files of at most 16 MiB)
@@ -122,17 +122,28 @@ def _gather_heads(heads, records, runs: set, fdim: int) -> tuple:  # ({head: sta
     return sds, entries
 
 # %% ../nbs/10e_hub.ipynb #f4af8e4a
+def _check_name(name: str, man: dict | None = None, section: str = 'models'):
+    "A name fit for a folder and a URL path, not already taken in the manifest's other list."
+    if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', name):
+        raise WeightsError(f"name {name!r} must be letters, digits, '.', '_' or '-' (it names a folder and a URL path)")
+    other = 'states' if section == 'models' else 'models'
+    if man and name in (man.get(other) or {}):
+        raise WeightsError(f"{name!r} already names one of the {other} in {MANIFEST}: every entry has its own folder")
+
 def _folder_bytes(dest: Path, skip: str) -> int:
     "Bytes of the files of weights folder `dest`, except model folder `skip`, the manifest and temporary (dot) entries."
     top = lambda f: f.relative_to(dest).parts[0]
     keep = lambda f: f.is_file() and top(f) not in (skip, MANIFEST) and not top(f).startswith('.')
     return sum(f.stat().st_size for f in dest.rglob('*') if keep(f))
 
-def _write_model(dest: Path, name: str, entry: dict, parts: dict, budget_bytes: int, piece_bytes: int):
+def _write_model(dest: Path, name: str, entry: dict, parts: dict, budget_bytes: int, piece_bytes: int,
+                 section: str = 'models'):  # the manifest's list it goes in: 'models', or 'states' (`pack_state`)
     "Put a model's pieces into `dest/name/` (a folder swapped in whole) and its entry into the manifest, within budget."
-    models = read_manifest(dest)['models'] if (dest / MANIFEST).is_file() else {}
+    old = read_manifest(dest) if (dest / MANIFEST).is_file() else {'models': {}}
+    _check_name(name, old, section)
     man = dict(version=MANIFEST_VERSION, about=ABOUT, piece_bytes=piece_bytes, budget_bytes=budget_bytes,
-               models=dict(sorted({**models, name: entry}.items())))
+               models=old['models'], **({'states': old['states']} if old.get('states') else {}))
+    man[section] = dict(sorted({**man.get(section, {}), name: entry}.items()))
     total = _folder_bytes(dest, name) if dest.is_dir() else 0
     total += sum(map(len, parts.values())) + len(json.dumps(man, indent=1).encode())
     if total > budget_bytes:
@@ -148,6 +159,7 @@ def _write_model(dest: Path, name: str, entry: dict, parts: dict, budget_bytes: 
     finally:
         shutil.rmtree(stage, ignore_errors=True); shutil.rmtree(old, ignore_errors=True)
 
+# %% ../nbs/10e_hub.ipynb #1ef1c3fa
 def pack_pretrained(run_dir,  # a run folder (see `swaro_nb.runs.load_run`)
                     name: str | None = None,  # its folder and manifest key (default: the run folder's name)
                     heads=None,  # LE/rLE heads: a dict or a `<run>-eval-heads.pt` (default: the one beside each record)
@@ -161,8 +173,7 @@ def pack_pretrained(run_dir,  # a run folder (see `swaro_nb.runs.load_run`)
     d = Path(run_dir); records = [Path(r) for r in ([records] if isinstance(records, (str, os.PathLike)) else records)]
     net, method, cfg, rec = load_run(d, 'cpu')
     name = name or d.resolve().name
-    if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', name):
-        raise WeightsError(f"name {name!r} must be letters, digits, '.', '_' or '-' (it names a folder and a URL path)")
+    _check_name(name)
     enc = method.encoder(net).cpu().eval()
     fdim = feature_dim(enc, 'cpu')
     sds, head_entries = _gather_heads(heads, records, {d.resolve().name, rec['run']}, fdim)
@@ -182,7 +193,7 @@ def pack_pretrained(run_dir,  # a run folder (see `swaro_nb.runs.load_run`)
     _write_model(Path(dest) if dest is not None else weights_dir(), name, entry, parts, budget_bytes, piece_bytes)
     return entry
 
-# %% ../nbs/10e_hub.ipynb #1ef1c3fa
+# %% ../nbs/10e_hub.ipynb #284169d9
 def _where(root) -> tuple:
     "(kind, location) of a weights root: 'repo' (the checkout's weights/), 'dir' (a folder) or 'url' (an http(s) base)."
     if root is None: return 'repo', weights_dir()
@@ -226,7 +237,8 @@ def read_manifest(root=None  # the repository's weights/ (None), a folder, or an
     try: man = json.loads(path.read_text())
     except json.JSONDecodeError as e:
         raise WeightsError(f"{path} is not valid JSON ({e}); {_fix(kind, loc, MANIFEST)}") from None
-    if not isinstance(man, dict) or man.get('version') != MANIFEST_VERSION or not isinstance(man.get('models'), dict):
+    if (not isinstance(man, dict) or man.get('version') != MANIFEST_VERSION or not isinstance(man.get('models'), dict)
+            or not isinstance(man.get('states', {}), dict)):
         raise WeightsError(f"{path} is not a version-{MANIFEST_VERSION} weights manifest (a dict with 'version' and "
                            f"'models'); {_fix(kind, loc, MANIFEST)}")
     return man
@@ -320,31 +332,88 @@ def load_pretrained(name: str,  # a name `list_pretrained` gives
     return model.to(dev).eval()
 
 # %% ../nbs/10e_hub.ipynb #2e44ff00
-def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet retired
-                      root=None,  # the repository's weights/ (None) or a folder inside a git checkout
-                     ) -> dict:  # the model's manifest entry, now with 'retired': {'revision', 'date'}
-    "Take a committed model's pieces out of the weights folder; it stays listed and loads from the commit holding them."
+def _head_commit(loc: Path) -> str | None:
+    "The commit HEAD names in the git checkout around `loc` (None: not in one)."
+    try: return subprocess.run(['git', '-C', str(loc), 'rev-parse', 'HEAD'], capture_output=True, text=True,
+                               check=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError): return None
+
+def _retire(section: str, name: str, root) -> dict:
+    "Take entry `name` of the manifest's `section` out of the folder once HEAD holds its pieces; note that revision."
     kind, loc = _where(root)
-    if kind == 'url': raise WeightsError("retire_pretrained works on a folder inside a git checkout, not on an address")
-    man, e = read_manifest(root), pretrained_info(name, root)
-    if e.get('retired'): raise WeightsError(f"model {name!r} is already retired ({e['retired']['revision'][:12]})")
-    try:
-        commit = subprocess.run(['git', '-C', str(loc), 'rev-parse', 'HEAD'], capture_output=True, text=True,
-                                check=True, timeout=60).stdout.strip()
-    except (OSError, subprocess.SubprocessError): commit = None
+    if kind == 'url': raise WeightsError("retiring works on a folder inside a git checkout, not on an address")
+    man = read_manifest(root)
+    e = man.get(section, {}).get(name)
+    if e is None: raise WeightsError(f"no {section[:-1]} {name!r} in {loc}; it has: "
+                                     f"{', '.join(sorted(man.get(section, {}))) or 'none'}")
+    if e.get('retired'): raise WeightsError(f"{name!r} is already retired ({e['retired']['revision'][:12]})")
+    commit = _head_commit(loc)
     pieces = [p for f in e['files'].values() for p in f['pieces']]
     bad = [p['path'] for p in pieces if not commit or not _holds(_from_history(loc, commit, p['path']), p)]
     if bad:
-        raise WeightsError(f"the current commit{' ' + commit[:12] if commit else ''} does not hold model {name!r} as "
+        raise WeightsError(f"the current commit{' ' + commit[:12] if commit else ''} does not hold {name!r} as "
                            f"{MANIFEST} lists it ({', '.join(bad)}): commit its pieces first (git add {loc}/{name}; "
                            "git commit), then retire it")
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
     e = {**e, 'retired': dict(revision=commit, date=now)}
-    atomic_json({**man, 'models': {**man['models'], name: e}}, loc / MANIFEST)
+    atomic_json({**man, section: {**man[section], name: e}}, loc / MANIFEST)
     shutil.rmtree(loc / name, ignore_errors=True)
     return e
 
+def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet retired
+                      root=None,  # the repository's weights/ (None) or a folder inside a git checkout
+                     ) -> dict:  # the model's manifest entry, now with 'retired': {'revision', 'date'}
+    "Take a committed model's pieces out of the weights folder; it stays listed and loads from the commit holding them."
+    return _retire('models', name, root)
+
 # %% ../nbs/10e_hub.ipynb #2c579b36
+def pack_state(ckpt,  # a training checkpoint (a run folder's checkpoint.pt)
+               name: str | None = None,  # its entry and folder (default: '<run>.state')
+               dest=None,  # the weights folder (default: `weights_dir()`)
+               piece_bytes: int = PIECE_BYTES,  # the largest piece
+               budget_bytes: int = BUDGET_BYTES,  # the most the whole weights folder may hold
+              ) -> dict:  # the manifest entry written: run, epoch, epochs, step, files
+    "Keep a run's training checkpoint, byte for byte, as checksummed pieces in the weights folder's `states`."
+    from swaro_nb.train import read_training_checkpoint
+    s, why = read_training_checkpoint(ckpt)
+    if why: raise WeightsError(f"{ckpt} cannot be kept as a training state: {why}")
+    name = name or f"{s['config']['name']}.state"
+    e, parts = split_blob(Path(ckpt).read_bytes(), f'{name}/state', piece_bytes)
+    entry = dict(run=s['config']['name'], epoch=s['epoch'], epochs=s['config']['epochs'], step=s['step'],
+                 files=dict(state=dict(dtype='checkpoint', **e)))
+    _write_model(Path(dest) if dest is not None else weights_dir(), name, entry, parts, budget_bytes, piece_bytes,
+                 section='states')
+    return entry
+
+def state_info(name: str,  # a key of the manifest's 'states'
+               root=None,  # the repository's weights/ (None) or a folder
+              ) -> dict:  # run, epoch, epochs, step, files, and 'retired' once retired
+    "The manifest entry of a kept training state."
+    states = read_manifest(root).get('states', {})
+    if name not in states:
+        raise WeightsError(f"no training state {name!r} in {_where(root)[1]}; "
+                           f"it has: {', '.join(sorted(states)) or 'none'}")
+    return states[name]
+
+def unpack_state(name: str,  # a key of the manifest's 'states'
+                 out,  # the checkpoint file to write (e.g. runs/<run>/checkpoint.pt): the training resumes from it
+                 root=None,  # the repository's weights/ (None) or a folder
+                ) -> Path:  # `out`
+    "Join a kept training state back into a checkpoint file, every piece checked (from git history once retired)."
+    b = _read_files(name, state_info(name, root), ['state'], root)['state']
+    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f'.{out.name}.tmp{os.getpid()}')
+    try: tmp.write_bytes(b); os.replace(tmp, out)
+    finally: tmp.unlink(missing_ok=True)
+    return out
+
+def retire_state(name: str,  # a key of the manifest's 'states', not yet retired
+                 root=None,  # the repository's weights/ (None) or a folder inside a git checkout
+                ) -> dict:  # the state's entry, now with 'retired': {'revision', 'date'}
+    "Take a committed training state out of the weights folder once the run has gone on; it unpacks from git history."
+    return _retire('states', name, root)
+
+# %% ../nbs/10e_hub.ipynb #96ab2c03
 def check_pretrained(name: str,  # a name `list_pretrained` gives
                      head: str | list = 'le',  # the head whose record is checked; a list of heads: a result each
                      n: int = 200,  # test images to run (the first of the record's)

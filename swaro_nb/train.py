@@ -27,8 +27,9 @@ from .methods import get_method, check_config, METHODS, register_method, SimCLR
 # %% auto #0
 __all__ = ['NEW_RUN', 'SNAPSHOTS', 'NOT_ONE', 'RUN_FILES', 'LOCK', 'DivergenceError', 'CheckpointError', 'DiskFullError',
            'Stopped', 'init_distributed', 'close_distributed', 'distributed', 'exit_distributed', 'from_rank0',
-           'private_compile_cache', 'Trainer', 'replace_file', 'snapshot_name', 'half_weights', 'run_files',
-           'take_lock', 'release_lock', 'knn_accuracy', 'plot_history', 'train']
+           'private_compile_cache', 'Trainer', 'replace_file', 'snapshot_name', 'half_weights',
+           'read_training_checkpoint', 'run_files', 'take_lock', 'release_lock', 'knn_accuracy', 'plot_history',
+           'train']
 
 # %% ../nbs/06c_train.ipynb #65a8ee9f
 class DivergenceError(RuntimeError):
@@ -289,8 +290,8 @@ def snapshot(self: Trainer) -> Path:
 # %% ../nbs/06c_train.ipynb #a3bf6dd2
 NOT_ONE = 'not a training checkpoint'
 
-def _read(path) -> tuple:
-    "(the training checkpoint in `path`, None), or (None, why it cannot be read)."
+def read_training_checkpoint(path) -> tuple:
+    "(the training checkpoint in `path`, None), or (None, why it cannot be read); read onto the CPU."
     try: s = torch.load(path, map_location='cpu', weights_only=False)
     except Exception as e: return None, f"{type(e).__name__}: {first_sentence(e)}"
     if not isinstance(s, dict) or not {'config', 'model', 'opt', 'epoch', 'step'} <= set(s): return None, NOT_ONE
@@ -299,7 +300,7 @@ def _read(path) -> tuple:
 @patch
 def read_checkpoint(self: Trainer, path) -> dict:
     "A training checkpoint, read onto the CPU; `CheckpointError` when it cannot be read or is not one."
-    s, why = _read(path)
+    s, why = read_training_checkpoint(path)
     if why == NOT_ONE: raise CheckpointError(f"{path} is not a training checkpoint of this library — {NEW_RUN}")
     if why: raise CheckpointError(f"checkpoint {path} cannot be read ({why}); it is truncated or corrupt and is left "
                                   f"as it is — {NEW_RUN}")
@@ -387,7 +388,7 @@ def plan(self: Trainer, resume: bool = True, overwrite: bool = False):
         problem = (f"has other settings than rank 0 "
                    f"({', '.join(f'{k}={b!r} against {a!r}' for k, (a, b) in differ.items())})")
     elif self.rank and head['resume']:
-        state, why = _read(self.ckpt) if self.ckpt.is_file() else (None, 'no such file')
+        state, why = read_training_checkpoint(self.ckpt) if self.ckpt.is_file() else (None, 'no such file')
         if why: problem = f"cannot read {self.ckpt} ({why}), where rank 0 resumes the run at epoch {head['epoch']}"
         elif (state['epoch'], state['step']) != (head['epoch'], head['step']):
             problem = (f"reads epoch {state['epoch']} from {self.ckpt}, "

@@ -287,10 +287,11 @@ def test_committed_weights_within_budget():
     man = hub.read_manifest(W)
     files = {p.relative_to(W).as_posix(): p.stat().st_size for p in W.rglob('*') if p.is_file()}
     assert sum(files.values()) <= hub.BUDGET_BYTES, f'weights/ holds {sum(files.values()) / 1e6:.1f} MB'
-    here = {n: e for n, e in man['models'].items() if not e.get('retired')}
+    entries = {**man['models'], **man.get('states', {})}   # models and kept training states (hub.pack_state)
+    here = {n: e for n, e in entries.items() if not e.get('retired')}
     listed = {p['path']: p['bytes'] for e in here.values() for f in e['files'].values() for p in f['pieces']}
     assert {k: v for k, v in files.items() if k not in ('MANIFEST.json', 'README.md')} == listed
-    for n, e in man['models'].items():   # a retired model's pieces are in the commit its entry names, exactly
+    for n, e in entries.items():   # a retired entry's pieces are in the commit it names, exactly
         if not e.get('retired'): continue
         assert not (W / n).exists(), f'{n} is retired but weights/{n} is still there'
         if subprocess.run(['git', '-C', str(W), 'cat-file', '-e', e['retired']['revision']], capture_output=True).returncode:
@@ -348,3 +349,15 @@ def test_committed_reevaluation_matches_record(check):
         assert (v['record'], v['reeval'], v['images_differ']) == (old['metrics'][col], new['metrics'][col], int((bn != bo).sum()))
         assert abs(an - ao) <= c['tol'], f"{col}: re-evaluation {an:.2f} against the record's {ao:.2f}"
     assert c['ok']
+
+
+def test_pack_tool_states(packed, tmp_path):
+    "tools/pack_weights.py --state refuses a file that is not a training checkpoint, and names a state it lacks."
+    tool = [sys.executable, str(ROOT / 'tools' / 'pack_weights.py')]
+    r = subprocess.run(tool + ['--state', str(packed['tmp'] / 'runs' / 'tiny' / 'checkpoint.pt'), '--dest', str(tmp_path / 'w')],
+                       capture_output=True, text=True)   # untrained_run's file: weights and config, no optimiser
+    assert r.returncode == 1 and 'cannot be kept as a training state: not a training checkpoint' in r.stderr, r.stderr
+    assert not (tmp_path / 'w').exists()
+    r = subprocess.run(tool + ['--unpack-state', 'nope.state', str(tmp_path / 'c.pt'), '--dest', str(packed['W'])],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "no training state 'nope.state'" in r.stderr and not (tmp_path / 'c.pt').exists(), r.stderr

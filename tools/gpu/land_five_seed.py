@@ -252,7 +252,8 @@ def hub_encoders(a, root: Path, tmp: Path) -> list:
      "in MANIFEST; its heads beside it when the model has them.")
     if str(root) not in sys.path: sys.path.insert(0, str(root))
     from swaro_nb.hub import pretrained_run, WeightsError
-    man = json.loads((root / MANIFEST).read_text()) if (root / MANIFEST).is_file() else {'runs': {}}
+    rec = Path(a.manifest or MANIFEST)   # the weights record PRELOAD checks the staged encoders against
+    man = json.loads((root / rec).read_text()) if (root / rec).is_file() else {'runs': {}}
     files = []
     for run in a.runs:
         try: w = pretrained_run(run, tmp / run, a.weights_root) / 'weights.pt'
@@ -263,9 +264,9 @@ def hub_encoders(a, root: Path, tmp: Path) -> list:
         man['runs'].setdefault(run, {}).update(
             encoder_sha256=sha256(f), encoder_bytes=f.stat().st_size,
             encoder_from=f"weights/{run} (swaro_nb.hub.pretrained_run: the float16 encoder alone, {{'encoder': state_dict}})")
-    (root / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
-    (root / MANIFEST).write_text(json.dumps(man, indent=1) + '\n')
-    print(f"{MANIFEST}: encoder_sha256 of {', '.join(a.runs)} recorded (what repro_session.sh PRELOAD checks them against)")
+    (root / rec).parent.mkdir(parents=True, exist_ok=True)
+    (root / rec).write_text(json.dumps(man, indent=1) + '\n')
+    print(f"{rec}: encoder_sha256 of {', '.join(a.runs)} recorded (what repro_session.sh PRELOAD checks them against)")
     return files
 
 
@@ -352,6 +353,8 @@ def main(argv=None) -> int:
     s.add_argument('--from-hub', action='store_true',
                    help="the encoders committed in weights/ (swaro_nb.hub), for runs whose lease weights are gone: evaluation only")
     s.add_argument('--weights-root', default=None, help="with --from-hub: the hub's weights folder (default: the checkout's weights/)")
+    s.add_argument('--manifest', default=None, help=f"with --from-hub: the weights record their sha256 go into (default: {MANIFEST}; "
+                   "the snapshot test's: results/weights-snapshot.json)")
     s.add_argument('--aff', action='store_true',
                    help="a stopped AFF (.gpu/aff/<run>-aff-head.pt, else -aff-partial.pt), in folders <to>-1, <to>-2, ...")
     a = ap.parse_args(argv)
