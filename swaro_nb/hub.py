@@ -193,7 +193,7 @@ def pack_pretrained(run_dir,  # a run folder (see `swaro_nb.runs.load_run`)
     _write_model(Path(dest) if dest is not None else weights_dir(), name, entry, parts, budget_bytes, piece_bytes)
     return entry
 
-# %% ../nbs/10e_hub.ipynb #284169d9
+# %% ../nbs/10e_hub.ipynb #fdc7177b
 def _where(root) -> tuple:
     "(kind, location) of a weights root: 'repo' (the checkout's weights/), 'dir' (a folder) or 'url' (an http(s) base)."
     if root is None: return 'repo', weights_dir()
