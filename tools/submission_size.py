@@ -55,8 +55,8 @@ def measure(base: str, cwd='.', pending=False, add=0.0) -> dict:
     per = [(c, diff_bytes(c, cwd)) for c in commits(base, cwd)]
     extra = (pending_bytes(cwd) if pending else 0) + int(add * B85_RATIO)
     diff = sum(b for _, b in per)
-    packed = pack_bytes(base, cwd) + (int(add) if add else 0)
-    return dict(commits=per, diff=diff, diff_total=diff + extra, pack_total=packed, extra=extra)
+    packed = pack_bytes(base, cwd)
+    return dict(commits=per, diff=diff, diff_total=diff + extra, pack=packed, pack_total=packed + int(add), extra=extra)
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -73,11 +73,11 @@ def main(argv=None) -> int:
                  "or pass --base")
     m = measure(a.base, a.cwd, a.pending, a.add)
     mib = lambda b: f'{b / 2 ** 20:.1f} MiB'
-    print(f"{len(m['commits'])} commits since {a.base}: diffs {mib(m['diff'])}, packed {mib(m['pack_total'])}")
+    print(f"{len(m['commits'])} commits since {a.base}: diffs {mib(m['diff'])}, packed {mib(m['pack'])}")
     for c, b in sorted(m['commits'], key=lambda x: -x[1])[:a.top]:
         subj = git('log', '-1', '--format=%s', c, cwd=a.cwd).decode().strip()[:70]
         print(f"  {c[:9]} {mib(b):>10}  {subj}")
-    if m['extra']: print(f"with pending changes and --add: diffs {mib(m['diff_total'])}")
+    if m['extra']: print(f"with pending changes and --add: diffs {mib(m['diff_total'])}, packed {mib(m['pack_total'])}")
     over = []
     for what, total, limit in (('diffs', m['diff_total'], DIFF_LIMIT), ('packed', m['pack_total'], PACK_LIMIT)):
         share = total / limit

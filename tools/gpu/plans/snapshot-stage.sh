@@ -22,6 +22,8 @@ if [ "$lease" = 1 ]; then
 else
   [ -f results/runs/$RUN/run.json ] || err "results/runs/$RUN/run.json is missing: land lease 1 first"
   commit=$("$PY" -c "import json; print(json.load(open('results/runs/$RUN/run.json'))['commit'])")
+  case $commit in *+dirty) commit=${commit%+dirty}   # a pinned lease stamps the clean commit; this one ran uncommitted changes
+    echo "snapshot-stage.sh: warning: lease 1's record says ${commit}+dirty: pinning $commit, without those changes" >&2;; esac
   want=$("$PY" -c "import json; print(json.load(open('results/weights-snapshot.json'))['checkpoints']['$RUN']['sha256'])") \
     || err "results/weights-snapshot.json names no checkpoint of $RUN"
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -30,8 +32,9 @@ else
   [ "$got" = "$want" ] || err "the kept state's sha256 $got is not results/weights-snapshot.json's $want"
   rm -rf .gpu/snap-ck .gpu/snap-1 .gpu/snap-2 .gpu/snap-3; mkdir -p .gpu/snap-1 .gpu/snap-2 .gpu/snap-3
   "$PY" tools/gpu/pieces.py split "$tmp/$RUN/checkpoint.pt" .gpu/snap-ck
-  cp .gpu/snap-ck/*.part00[0-2] .gpu/snap-1/; cp .gpu/snap-ck/*.part00[3-5] .gpu/snap-2/
-  cp .gpu/snap-ck/*.part00[6-9] .gpu/snap-ck/*.sha256 .gpu/snap-3/ 2>/dev/null || cp .gpu/snap-ck/*.sha256 .gpu/snap-3/
+  i=0; for p in .gpu/snap-ck/*.part*; do   # three pieces of 15 MiB a folder; the 100.5 MB checkpoint: 3, 3, 1
+    n=$((i / 3 + 1)); [ $n -le 3 ] || err "more than 9 pieces: a checkpoint over 141 MB"; cp "$p" .gpu/snap-$n/; i=$((i + 1))
+  done; cp .gpu/snap-ck/*.sha256 .gpu/snap-3/; rm -rf .gpu/snap-ck   # .gpu/snap-* is then the three carried folders
   for d in .gpu/snap-1 .gpu/snap-2 .gpu/snap-3; do
     [ "$(du -sm $d | cut -f1)" -le 48 ] || err "$d is over 48 MB"
   done

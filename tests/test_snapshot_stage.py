@@ -1,0 +1,64 @@
+"""tools/gpu/plans/snapshot-stage.sh 2-h1 in a scratch clone: the training state kept in weights/ comes out as the folders a
+device call carries, and they join back into the very checkpoint (a stub stands in for ../shared/gpu/stage.sh)."""
+import hashlib, json, os, shutil, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = 'c10-paper-snap-s0'
+
+def sh(*a, cwd, **kw): return subprocess.run(list(a), cwd=cwd, capture_output=True, text=True, **kw)
+
+@pytest.fixture(scope='module')
+def staged(tmp_path_factory):
+    pytest.importorskip('pyautoattack')   # pinned.sh copies the installed reference AutoAttack
+    if sh('git', 'rev-parse', 'HEAD', cwd=ROOT).returncode: pytest.skip('not a git checkout')
+    from swaro_nb.config import make_config
+    from swaro_nb.train import train
+    tmp = tmp_path_factory.mktemp('stage'); co = tmp / 'co'
+    assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
+    for f in ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py'):   # this checkout's versions
+        shutil.copy(ROOT / f, co / f)
+    tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
+                attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
+    train(make_config('smoke', name=RUN, out_dir=str(tmp / 'runs'), max_epochs_this_call=2, **tiny), device='cpu')
+    ck = tmp / 'runs' / RUN / 'checkpoint.pt'
+    (co / 'results/runs' / RUN).mkdir(parents=True); shutil.copy(ck.parent / 'run.json', co / 'results/runs' / RUN)
+    r = sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), '--dest', str(co / 'weights'), cwd=co)
+    assert r.returncode == 0 and 'epoch 2 of 3' in r.stdout, r.stderr
+    sha = hashlib.sha256(ck.read_bytes()).hexdigest()
+    (co / 'results/weights-snapshot.json').write_text(json.dumps({'runs': {}, 'checkpoints': {RUN: {'epoch': 2, 'sha256': sha}}}))
+    g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')
+    assert sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', 'lease 1', cwd=co).returncode == 0
+    stub = tmp / 'shared/gpu/stage.sh'; stub.parent.mkdir(parents=True); stub.write_text('echo "stage.sh $*" > .gpu/stub-called\n')
+    env = dict(os.environ, SHARED=str(tmp / 'shared'), PYTHON=sys.executable, PIN_NO_DOWNLOAD='1', PIN_CACHE=str(tmp / 'cache'))
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '2-h1', cwd=co, env=env)
+    return dict(co=co, ck=ck, sha=sha, r=r, env=env, tmp=tmp)
+
+def test_stage_2h1_carries_the_kept_state(staged):
+    co, r = staged['co'], staged['r']
+    assert r.returncode == 0, r.stderr
+    assert (co / '.gpu/stub-called').read_text().strip() == 'stage.sh cifar10 wheels'
+    folders = sorted(p.name for p in (co / '.gpu').glob('snap-*'))
+    assert folders == ['snap-1', 'snap-2', 'snap-3']   # no other folder matches the calls' .gpu/snap-*/* glob
+    joined = staged['tmp'] / 'join'; joined.mkdir()
+    for p in (co / '.gpu').glob('snap-*/*'): shutil.copy(p, joined)
+    out = staged['tmp'] / 'm' / 'checkpoint.pt'
+    assert sh(sys.executable, str(co / 'tools/gpu/pieces.py'), 'join', str(joined), str(out), cwd=co).returncode == 0
+    assert out.read_bytes() == staged['ck'].read_bytes()
+    rec = json.loads((co / 'results/runs' / RUN / 'run.json').read_text())
+    assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == rec['commit'].removesuffix('+dirty')   # lease 1's code
+    assert (co / '.gpu/pinned/results/runs' / RUN / 'run.json').is_file()
+    assert not (co / 'weights').exists()   # left out of the calls by sparse-checkout
+    assert 'tools/gpu/poll.sh' in r.stdout and '$((400 - K))' in r.stdout   # snapshot-lease2-h1.json's launch and poll
+    assert sh('git', 'status', '--porcelain', cwd=co).stdout == ''
+
+def test_stage_refuses_a_state_that_is_not_the_records(staged):
+    co = staged['co']; assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
+    w = co / 'results/weights-snapshot.json'; good = w.read_text()
+    w.write_text(good.replace(staged['sha'], '0' * 64))
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '2-h1', cwd=co, env=staged['env'])
+    assert r.returncode == 2 and "is not results/weights-snapshot.json's" in r.stderr, r.stderr
+    w.write_text(good)
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '1', cwd=co, env=staged['env'])
+    assert r.returncode == 2 and 'lease 1 has landed' in r.stderr
