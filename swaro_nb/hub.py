@@ -14,6 +14,7 @@ from .core import as_device, atomic_json, atomic_save, extract_features
 from .encoder import ResNet18
 from .methods import get_method
 from .runs import load_run, config_from_dict
+from .train import read_training_checkpoint
 from .linear import LinearClassifier
 from .evaluate import eval_data, feature_dim, evaluate_classifiers
 from .eval_config import EvalConfig
@@ -367,20 +368,32 @@ def retire_pretrained(name: str,  # a name `list_pretrained` gives, not yet reti
     return _retire('models', name, root)
 
 # %% ../nbs/10e_hub.ipynb #2c579b36
-def pack_state(ckpt,  # a training checkpoint (a run folder's checkpoint.pt)
-               name: str | None = None,  # its entry and folder (default: '<run>.state')
+def _state_entry(path) -> dict:
+    ("What a file to keep says of itself: a training checkpoint's run, epoch, epochs and step; another resume point "
+     "(a dict of tensors and numbers, e.g. an AFF fine-tuning's `eval_partial`) its kind and epoch.")
+    s, why = read_training_checkpoint(path)
+    if why is None:
+        c = s['config']
+        return dict(kind='training', run=c['name'], epoch=s['epoch'], epochs=c['epochs'], step=s['step'])
+    try: o = torch.load(path, map_location='cpu', weights_only=True)   # anything else is read as plain data only
+    except Exception: o = None
+    if not isinstance(o, dict) or not o:
+        raise WeightsError(f"{path} cannot be kept as a state: {why}, nor a dict of tensors and numbers")
+    return dict(kind=o['kind'] if isinstance(o.get('kind'), str) else 'state_dict', run=None, epoch=o.get('epoch'))
+
+def pack_state(ckpt,  # a training checkpoint (a run folder's checkpoint.pt), or another resume point (AFF's state)
+               name: str | None = None,  # its entry and folder (default for a training checkpoint: '<run>.state')
                dest=None,  # the weights folder (default: `weights_dir()`)
                piece_bytes: int = PIECE_BYTES,  # the largest piece
                budget_bytes: int = BUDGET_BYTES,  # the most the whole weights folder may hold
-              ) -> dict:  # the manifest entry written: run, epoch, epochs, step, files
-    "Keep a run's training checkpoint, byte for byte, as checksummed pieces in the weights folder's `states`."
-    from swaro_nb.train import read_training_checkpoint
-    s, why = read_training_checkpoint(ckpt)
-    if why: raise WeightsError(f"{ckpt} cannot be kept as a training state: {why}")
-    name = name or f"{s['config']['name']}.state"
+              ) -> dict:  # the manifest entry written: kind, run, epoch (epochs, step), files
+    "Keep a file a run resumes from, byte for byte, as checksummed pieces in the weights folder's `states`."
+    entry = _state_entry(ckpt)
+    if name is None and entry['run'] is None:
+        raise WeightsError(f"{ckpt} is not a training checkpoint: name the state (e.g. '<run>-aff-partial.state')")
+    name = name or f"{entry['run']}.state"
     e, parts = split_blob(Path(ckpt).read_bytes(), f'{name}/state', piece_bytes)
-    entry = dict(run=s['config']['name'], epoch=s['epoch'], epochs=s['config']['epochs'], step=s['step'],
-                 files=dict(state=dict(dtype='checkpoint', **e)))
+    entry['files'] = dict(state=dict(dtype='checkpoint' if entry['kind'] == 'training' else entry['kind'], **e))
     _write_model(Path(dest) if dest is not None else weights_dir(), name, entry, parts, budget_bytes, piece_bytes,
                  section='states')
     return entry

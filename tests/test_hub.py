@@ -352,11 +352,11 @@ def test_committed_reevaluation_matches_record(check):
 
 
 def test_pack_tool_states(packed, tmp_path):
-    "tools/pack_weights.py --state refuses a file that is not a training checkpoint, and names a state it lacks."
+    "tools/pack_weights.py --state wants a name for a file that is not a training checkpoint, and names a state it lacks."
     tool = [sys.executable, str(ROOT / 'tools' / 'pack_weights.py')]
     r = subprocess.run(tool + ['--state', str(packed['tmp'] / 'runs' / 'tiny' / 'checkpoint.pt'), '--dest', str(tmp_path / 'w')],
                        capture_output=True, text=True)   # untrained_run's file: weights and config, no optimiser
-    assert r.returncode == 1 and 'cannot be kept as a training state: not a training checkpoint' in r.stderr, r.stderr
+    assert r.returncode == 1 and 'is not a training checkpoint: name the state' in r.stderr, r.stderr
     assert not (tmp_path / 'w').exists()
     r = subprocess.run(tool + ['--unpack-state', 'nope.state', str(tmp_path / 'c.pt'), '--dest', str(packed['W'])],
                        capture_output=True, text=True)

@@ -754,7 +754,7 @@ def test_aff_state_lands_and_stages_back(tmp_path):
                 f"01:21:01 +1311s runA-aff: AFF network (float16) in 1 piece(s), sha256 {sha(net)}, 700 bytes\n")
     r = land('land', p, '--logs', 'aff', '--weights', w)
     assert r.returncode == 0, r.stdout + r.stderr
-    co = tmp_path / 'co'
+    co, land_out = tmp_path / 'co', r.stdout
     assert json.loads((co / 'results/eval/aff/runA-eval.json').read_text()) == aff_rec and not (co / 'results/eval/five-seed/runA-eval.json').exists()
     assert (co / '.gpu/aff/runA-aff-partial.pt').read_bytes() == state and (co / '.gpu/aff/runA-aff.pt').read_bytes() == net
     assert 'stage it with `stage --aff`' in r.stdout
@@ -774,6 +774,25 @@ def test_aff_state_lands_and_stages_back(tmp_path):
     assert r.returncode == 1 and 'do not add up' in r.stderr and not (dev / 'runA-aff-head.pt').exists()
     r = land('stage', 'runZ', '--aff', '--to', '.gpu/affz')
     assert r.returncode == 2 and 'land the lease whose deadline stopped runZ' in r.stderr
+    assert 'pack_weights.py --state .gpu/aff/runA-aff-partial.pt --name runA-aff-partial.state' in land_out
+
+
+def test_aff_state_kept_in_weights_stages_back(tmp_path):
+    """A later session has no .gpu/aff/: `stage --aff` then joins the state kept in weights/ (pack_weights.py --state ...
+    --name RUN-aff-partial.state), every piece checked, and its folders carry the very bytes."""
+    import os, subprocess, sys, torch
+    co = tmp_path / 'co'; (co / 'weights').mkdir(parents=True)
+    st = tmp_path / 'runB-aff-partial.pt'
+    torch.save(dict(kind='eval_partial', key='aff', epoch=3, model={'w': torch.randn(300, 100)}, losses=[1.0, 0.9, 0.8]), st)
+    tool = lambda *a: subprocess.run([sys.executable, *map(str, a)], cwd=co, capture_output=True, text=True)
+    r = tool(ROOT / 'tools/pack_weights.py', '--state', st, '--name', 'runB-aff-partial.state', '--dest', co / 'weights')
+    assert r.returncode == 0 and 'eval_partial, epoch 3' in r.stdout, r.stderr
+    r = tool(ROOT / 'tools/gpu/land_five_seed.py', 'stage', 'runB', '--aff', '--to', '.gpu/affb', '--max-mb', 0.1)
+    assert r.returncode == 0, r.stderr
+    dev = tmp_path / 'device'
+    for d in sorted((co / '.gpu').glob('affb-*')):
+        subprocess.run(['sh', str(d / 'receive.sh')], env=dict(os.environ, AFF_DIR=str(dev)), check=True, capture_output=True)
+    assert len(list((co / '.gpu').glob('affb-*'))) > 1 and (dev / 'runB-aff-partial.pt').read_bytes() == st.read_bytes()
 
 
 def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):

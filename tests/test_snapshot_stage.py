@@ -19,6 +19,7 @@ def staged(tmp_path_factory):
     assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
     for f in ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py'):   # this checkout's versions
         shutil.copy(ROOT / f, co / f)
+    shutil.rmtree(co / 'swaro_nb'); shutil.copytree(ROOT / 'swaro_nb', co / 'swaro_nb')   # the library the tools import
     tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
                 attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
     train(make_config('smoke', name=RUN, out_dir=str(tmp / 'runs'), max_epochs_this_call=2, **tiny), device='cpu')

@@ -26,7 +26,8 @@ def main(argv=None):
     ap.add_argument('run_dir', nargs='?', help='the run folder')
     ap.add_argument('--retire', metavar='NAME', default=None,
                     help='retire committed model NAME instead (its pieces leave weights/; it loads from git history)')
-    ap.add_argument('--state', metavar='CKPT', default=None, help='keep training checkpoint CKPT as a state instead')
+    ap.add_argument('--state', metavar='FILE', default=None,
+                    help='keep FILE, a training checkpoint or another resume point (AFF state: with --name), as a state instead')
     ap.add_argument('--unpack-state', nargs=2, metavar=('NAME', 'OUT'), default=None, help='join state NAME into file OUT')
     ap.add_argument('--retire-state', metavar='NAME', default=None, help='retire committed state NAME')
     ap.add_argument('--name', default=None, help="the model's name in weights/ (default: the run folder's name)")
@@ -38,7 +39,8 @@ def main(argv=None):
     try:
         if a.state:
             e = pack_state(a.state, a.name, dest=a.dest)
-            print(f"{a.name or e['run'] + '.state'}: epoch {e['epoch']} of {e['epochs']}, "
+            of = f" of {e['epochs']}" if e.get('epochs') else ''
+            print(f"{a.name or e['run'] + '.state'}: {e['kind']}, epoch {e['epoch']}{of}, "
                   f"{e['files']['state']['bytes'] / 1e6:.1f} MB in {len(e['files']['state']['pieces'])} pieces (commit them now)")
             return 0
         if a.unpack_state:

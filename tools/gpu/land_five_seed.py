@@ -224,7 +224,8 @@ def land(a) -> int:
     for name, (n, sha, size) in sorted(al.items()):   # AFF's network, or the state a lease's deadline stopped it at
         why = join_pieces(Path(a.weights), name, n, sha, size, root / AFF_STORE / f'{name}.pt') if a.weights else 'no --weights'
         lines.append(f"{name}: {why and 'not joined: ' + why or f'joined into {AFF_STORE / name}.pt (sha256 checked)'}"
-                     + (" (stage it with `stage --aff` for the lease that continues it)"
+                     + (f" (keep it for a later session: python tools/pack_weights.py --state {AFF_STORE / name}.pt --name "
+                        f"{name}.state, then commit; stage it with `stage --aff` for the lease that continues it)"
                         if name.endswith(('-aff-partial', '-aff-head')) else ''))
     if a.plan:
         spec = json.loads(Path(a.plan).read_text()); dflt = (spec.get('defaults') or {}).get('eval') or {}
@@ -288,6 +289,20 @@ def stage(a) -> int:
     return _stage_files(a, root, to, files, 'float16 weights and fitted heads')
 
 
+def aff_from_hub(run: str, root: Path) -> Path | None:
+    ("A stopped AFF's head or state kept in weights/ (`pack_weights.py --state .gpu/aff/<run>-aff-partial.pt --name "
+     "<run>-aff-partial.state`: .gpu/ does not outlive the session), joined into .gpu/aff/, every piece checked; else None.")
+    if str(root) not in sys.path: sys.path.insert(0, str(root))
+    from swaro_nb.hub import WeightsError, read_manifest, unpack_state
+    try: states = read_manifest(root / 'weights').get('states', {})
+    except WeightsError: return None
+    for x in ('head', 'partial'):
+        if f'{run}-aff-{x}.state' in states:
+            try: return unpack_state(f'{run}-aff-{x}.state', root / AFF_STORE / f'{run}-aff-{x}.pt', root / 'weights')
+            except WeightsError as e: raise LandError(str(e)) from None
+    return None
+
+
 def stage_aff(a, root: Path, to: Path) -> int:
     ("Each run's stopped AFF state (.gpu/aff/<run>-aff-partial.pt, ~90 MB) cut into folders <to>-1, <to>-2, ... of at most "
      "--max-mb, one call's carry each; each folder's receive.sh puts its pieces in AFF_DIR (/root/swaro/aff) and joins "
@@ -295,8 +310,9 @@ def stage_aff(a, root: Path, to: Path) -> int:
     made = []
     for run in a.runs:   # its fitted AFF network when the fine-tuning ended before the attacks did, else the state
         f = next((g for g in (root / AFF_STORE / f'{run}-aff-{x}.pt' for x in ('head', 'partial')) if g.is_file()), None)
-        if f is None: raise LandError(f"{root / AFF_STORE}/{run}-aff-partial.pt is missing: land the lease whose deadline "
-                                      f"stopped {run}'s AFF with --weights")
+        f = f or aff_from_hub(run, root)
+        if f is None: raise LandError(f"{root / AFF_STORE}/{run}-aff-partial.pt is missing, and weights/ keeps no state "
+                                      f"{run}-aff-partial.state: land the lease whose deadline stopped {run}'s AFF with --weights")
         part, data, sha, step = f.stem, f.read_bytes(), sha256(f), int(a.max_mb * 2 ** 20)
         parts = [data[i:i + step] for i in range(0, len(data), step)]
         for k, blob in enumerate(parts):
