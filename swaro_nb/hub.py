@@ -14,7 +14,7 @@ from .core import as_device, atomic_json, atomic_save, extract_features
 from .encoder import ResNet18
 from .methods import get_method
 from .runs import load_run, config_from_dict
-from .train import read_training_checkpoint
+from .train import read_training_checkpoint, replace_file
 from .linear import LinearClassifier
 from .evaluate import eval_data, feature_dim, evaluate_classifiers
 from .eval_config import EvalConfig
@@ -415,9 +415,7 @@ def unpack_state(name: str,  # a key of the manifest's 'states'
     "Join a kept training state back into a checkpoint file, every piece checked (from git history once retired)."
     b = _read_files(name, state_info(name, root), ['state'], root)['state']
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f'.{out.name}.tmp{os.getpid()}')
-    try: tmp.write_bytes(b); os.replace(tmp, out)
-    finally: tmp.unlink(missing_ok=True)
+    replace_file(out, b)   # whole or not at all, as the training writes its checkpoint
     return out
 
 def retire_state(name: str,  # a key of the manifest's 'states', not yet retired
