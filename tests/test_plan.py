@@ -54,6 +54,18 @@ def test_record_selection_by_card_method_gpus_newest(tmp_path):
     with pytest.raises(plan.PlanError, match='batch 256'): h100.lookup('swaro', 'paper', 1, 'base', batch=256)
 
 
+def test_one_rank_feature_pass_records_do_not_price_a_lease():
+    "speed.py's 'one-rank' refresh stands in for the code before sharding: a newer such record must not win over 'sharded'."
+    recs = [dict(spd('swaro', 2.6, gpus=4, date='2026-12-01T10:00:00+00:00'), feature_pass='sharded'),
+            dict(spd('swaro', 2.8, gpus=4, date='2026-12-01T11:00:00+00:00'), feature_pass='one-rank'),
+            dict(spd('rocl', 2.9, gpus=4, date='2026-12-01T12:00:00+00:00'), feature_pass=None)]
+    for r in recs: r['_file'] = 'speed.json'
+    sp = plan.Speeds(recs, 'H100')
+    assert sp.lookup('swaro', 'paper', 4, 'base')['s'] == 2.6 and sp.lookup('rocl', 'paper', 4, 'base')['s'] == 2.9
+    with pytest.raises(plan.PlanError):
+        plan.Speeds(recs[1:2], 'H100').lookup('swaro', 'paper', 4, 'base')
+
+
 def test_fallback_scales_by_a_measured_ratio_and_says_so(tmp_path, capsys):
     speed = [spd('swaro', 8.0, 'base'), spd('swaro', 6.0, 'all-ro'), spd('swaro', 4.0, 'base', gpus=2, tag='ddp2'),
              spd('rocl', 10.0, 'base', loss_form='rocl-code')]

@@ -273,8 +273,10 @@ class Speeds:
 
     def __init__(self, records: list, card: str):
         self.card = card
+        # a 'one-rank' feature pass is speed.py's stand-in for the refresh before sharding (the before of a comparison):
+        # what the library runs is 'sharded' (or no refresh at all), so only those price a lease
         self.recs = [r for r in records if _card_ok(r, card) and 'shared' not in str(r.get('tag', ''))
-                     and isinstance(r.get('s_per_real_epoch'), (int, float))]
+                     and isinstance(r.get('s_per_real_epoch'), (int, float)) and r.get('feature_pass') != 'one-rank']
 
     @staticmethod
     def _newest(rs): return max(rs, key=lambda r: str(r.get('date', '')))
