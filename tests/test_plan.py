@@ -973,10 +973,10 @@ def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, cap
     k = mp.mixed_plan('c10-200-k10-s0', [], [], gpus=1, deadline=1600)   # Table 8 (plans/k.md) on one GPU
     v = _launch_vars(k['launch'])
     assert v['RUNS'] == 'c10-200-k10-s0:c10-200:0:--n-clusters,10' and 'AFTER' not in v and k['note'].startswith('Table 8')
-    k = mp.mixed_plan('c10-200-k10-s0', [], ['c10-200-rocl-s4'], gpus=1, deadline=1600, columns=['l1_12'])   # its plan:
-    assert k == json.loads((ROOT / 'tools/gpu/plans/k-t-k10-s0-h200.json').read_text())   # + rocl-s4's reference l1_12
+    k = mp.mixed_plan('c10-200-k10-s0', [], ['c10-200-rand-s4'], gpus=1, deadline=1600, columns=['l1_12'])   # its plan:
+    assert k == json.loads((ROOT / 'tools/gpu/plans/k-t-k10-s0-h200.json').read_text())   # + rand-s4's reference l1_12
     v = _launch_vars(k['launch'])
-    assert v['RUNS'] == 'c10-200-k10-s0:c10-200:0:--n-clusters,10' and 'for n in c10-200-rocl-s4; do' in k['launch']
+    assert v['RUNS'] == 'c10-200-k10-s0:c10-200:0:--n-clusters,10' and 'for n in c10-200-rand-s4; do' in k['launch']
     assert plan.main([str(ROOT / 'tools/gpu/plans/k-t-k10-s0-h200.json'), '--gpus', '1', '--card', 'H200',
                       '--json', '/dev/null']) == 0
     assert mp.parse_run('c10-200-k5000-s1')['train_flags'] == '--n-clusters 5000' and mp.parse_run('c10-200-k5000-s1')['seed'] == 1
