@@ -1,13 +1,13 @@
 """tools/gpu/plans/extras-stage.sh and extras-launch.sh (plans/extras.md), a short lease's reference extras: staged in a
 scratch clone (a stub stands in for ../shared/gpu/stage.sh), then the launch run on this machine against the staged folders
-with a stub ref_extras.py: each run under what is left of the time limit, its real exit status in the events, the pack."""
+with a stub ref_extras.py (the lease plans' extras, mixed_plan.extras_cmd): each run under what is left of the time limit, its real exit status in the events, the pack."""
 import json, os, shutil, subprocess, sys, tarfile, time
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST, SLOW = 'c10-200-swaro-s1', 'c10-200-rand-s4'   # neither has its reference l2_05 in results/eval/five-seed/
-TOOLS = ('tools/gpu/plans/extras-stage.sh', 'tools/gpu/plans/extras-launch.sh', 'tools/gpu/land_five_seed.py')
+TOOLS = ('tools/gpu/plans/extras-stage.sh', 'tools/gpu/plans/extras-launch.sh', 'tools/gpu/land_five_seed.py', 'tools/gpu/mixed_plan.py')
 
 def sh(*a, cwd, **kw): return subprocess.run(list(a), cwd=cwd, capture_output=True, text=True, **kw)
 
@@ -74,6 +74,7 @@ def test_launch_bounds_each_run_and_packs_what_finished(staged):
     assert f'{SLOW}: exit 124, stopped by its time limit' in ev
     with tarfile.open(tmp / 'out/pack.tar') as t: names = t.getnames()
     assert f'side/extras-l2_05/{FAST}-ref-extras.json' in names and not any(SLOW in n and n.endswith('.json') for n in names)
+    assert not any(n.startswith('side/runs') for n in names)   # the encoders stay on the machine (a call brings back 16 MiB a file)
     rec = json.loads((x / f'x/side/extras-l2_05/{FAST}-ref-extras.json').read_text())
-    assert rec['argv'][rec['argv'].index('--runs') + 1] == str(x / 'x/runs')   # the run folder the launch made, weights checked
-    assert (x / f'x/runs/{FAST}/weights.pt').read_bytes() == (x / f'weights/{FAST}.pt').read_bytes()
+    assert rec['argv'][rec['argv'].index('--runs') + 1] == str(x / 'x/side/runs')   # the run folder the launch made, weights checked
+    assert (x / f'x/side/runs/{FAST}/weights.pt').read_bytes() == (x / f'weights/{FAST}.pt').read_bytes()

@@ -69,18 +69,29 @@ def plan_spec(note: str, launch: str, t: dict, evaluated=()) -> dict:
                 runs=[run, *evaluated])
 
 
-def extras_cmd(extras: list, gpu: int, limit: str = '', columns=EXTRAS_COLUMNS) -> str:
+def extras_cmd(extras: list, gpu: int, limit: str = '', columns=EXTRAS_COLUMNS, events: str = '') -> str:
     ("Shell (run in the eval pin's folder, S set) for the reference extras: each run's folder from its staged float16 "
      "weights (WEIGHTS_DIR), checked, then ref_extras.py once a column that the pinned results/ has no record of, each "
-     "under `timeout $(( limit ))` when limit is given; PYTHON and SMOKE (a CPU dry run) as in repro_session.sh.")
-    lim = f'timeout $(( {limit} )) ' if limit else ''
+     "under `timeout $(( limit ))` when limit is given; PYTHON and SMOKE (a CPU dry run) as in repro_session.sh. "
+     "events (a file): a line there for each run left out, each column started or not (a minute or less left: MIN_LEFT "
+     "seconds), and each one's exit status (124: stopped by its time limit).")
+    say = (lambda m: f'echo "$(date -u +%T) {m}" >> {events}') if events else None
+    if say and limit:   # the limit computed once a column, and a column not started without the time to run
+        lim = 'timeout $l '
+        start = (f"l=$(( {limit} )); if [ $l -le ${{MIN_LEFT:-60}} ]; then {say('$n: not started ($l s left)')}; continue; fi; "
+                 + say('$n: reference extras $c (ref_extras.py --columns $c --shards 4, time limit $l s)') + '; ')
+    else:
+        lim, start = (f'timeout $(( {limit} )) ' if limit else ''), (say('$n: reference extras $c') + '; ' if say else '')
+    left_out = f"{{ {say('$n: left out (records, weights or their check missing)')}; continue; }}" if say else 'continue'
+    end = ("; rc=$?; case $rc in 0) w=done;; 124) w='stopped by its time limit';; *) w=failed;; esac; "
+           + say('$n: exit $rc, $w ($(tail -n 1 $S/side/logs/extras-$n-$c.log | cut -c1-200))')) if say else ''
     return ("P=${PYTHON:-python3}; W=${WEIGHTS_DIR:-/root/swaro/weights}; X=$([ -n \"${SMOKE:-}\" ] && echo --smoke --autoattack-n 8); "
             f"R=$S/side/runs; mkdir -p $S/side/logs; for n in {' '.join(extras)}; do mkdir -p $R/$n && cp results/runs/$n/{{config.json,"
             "run.json,metrics.jsonl} $R/$n/ && cp $W/$n.pt $R/$n/weights.pt && $P tools/gpu/check_weights.py $n "
-            f"$R/$n/weights.pt || continue; for c in {' '.join(columns)}; do [ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue; "
-            f"CUDA_VISIBLE_DEVICES={gpu} {lim}$P "
+            f"$R/$n/weights.pt || {left_out}; for c in {' '.join(columns)}; do [ -f results/eval/five-seed/$n-ref-extras-$c.json ] && continue; "
+            f"{start}CUDA_VISIBLE_DEVICES={gpu} {lim}$P "
             "tools/gpu/ref_extras.py $n --runs $R --heads $W --records results/eval/five-seed --out $S/side/extras-$c "
-            "--columns $c --shards 4 $X > $S/side/logs/extras-$n-$c.log 2>&1; done; done")
+            f"--columns $c --shards 4 $X > $S/side/logs/extras-$n-$c.log 2>&1{end}; done; done")
 
 
 def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int = 2, deadline: int | None = None,
