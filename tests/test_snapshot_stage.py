@@ -24,6 +24,7 @@ def staged(tmp_path_factory):
                 attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
     train(make_config('smoke', name=RUN, out_dir=str(tmp / 'runs'), max_epochs_this_call=2, **tiny), device='cpu')
     ck = tmp / 'runs' / RUN / 'checkpoint.pt'
+    shutil.rmtree(co / 'results/runs' / RUN, ignore_errors=True)   # once lease 1 has landed for real, this lease 1 stands in
     (co / 'results/runs' / RUN).mkdir(parents=True); shutil.copy(ck.parent / 'run.json', co / 'results/runs' / RUN)
     r = sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), '--dest', str(co / 'weights'), cwd=co)
     assert r.returncode == 0 and 'epoch 2 of 3' in r.stdout, r.stderr
