@@ -681,6 +681,20 @@ def test_land_five_seed_copies_checks_and_stages(tmp_path):
     assert r.returncode == 2 and 'no per_image data' in r.stderr
 
 
+def test_land_puts_the_snapshot_tests_evaluations_apart(tmp_path):
+    "An evaluation of a snapshot of the 2,000-epoch run (c10-paper-snap-*) lands in results/eval/snapshot/, not in the set's folder."
+    import shutil, subprocess, sys
+    co = tmp_path / 'co'; co.mkdir()
+    p, w, sha, rec, plan_f = _fake_pack(tmp_path)
+    ev = p / 'eval' / 'fp32'; snap = dict(rec, run='c10-paper-snap-s0-e200')
+    (ev / 'c10-paper-snap-s0-e200-eval.json').write_text(json.dumps(snap)); shutil.rmtree(p / 'side')
+    r = subprocess.run([sys.executable, str(ROOT / 'tools/gpu/land_five_seed.py'), 'land', str(p), '--logs', 'x', '--commit', 'abc1234'],
+                       cwd=co, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((co / 'results/eval/snapshot/c10-paper-snap-s0-e200-eval.json').read_text()) == snap
+    assert not (co / 'results/eval/five-seed/c10-paper-snap-s0-e200-eval.json').exists()
+    assert (co / 'results/eval/five-seed/runA-eval.json').is_file()   # the set's run beside it, where it was
+
 def test_land_refuses_extras_of_another_commit_or_twice(tmp_path):
     "A ref_extras.py record of another commit than the pinned one, or two of one run and columns: land copies nothing."
     import subprocess, sys

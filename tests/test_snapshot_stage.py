@@ -13,11 +13,14 @@ def sh(*a, cwd, **kw): return subprocess.run(list(a), cwd=cwd, capture_output=Tr
 def staged(tmp_path_factory):
     pytest.importorskip('pyautoattack')   # pinned.sh copies the installed reference AutoAttack
     if sh('git', 'rev-parse', 'HEAD', cwd=ROOT).returncode: pytest.skip('not a git checkout')
+    pin = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
+    if sh('git', 'cat-file', '-e', f'{pin}^{{commit}}', cwd=ROOT).returncode: pytest.skip('a shallow clone: no eval pin commit')
     from swaro_nb.config import make_config
     from swaro_nb.train import train
     tmp = tmp_path_factory.mktemp('stage'); co = tmp / 'co'
     assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
-    for f in ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py'):   # this checkout's versions
+    for f in ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py', 'tools/gpu/land_five_seed.py',
+              *(str(p.relative_to(ROOT)) for p in (ROOT / 'tools/gpu/plans').glob('snapshot-*.json'))):   # this checkout's versions
         shutil.copy(ROOT / f, co / f)
     shutil.rmtree(co / 'swaro_nb'); shutil.copytree(ROOT / 'swaro_nb', co / 'swaro_nb')   # the library the tools import
     tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
@@ -29,7 +32,9 @@ def staged(tmp_path_factory):
     r = sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), '--dest', str(co / 'weights'), cwd=co)
     assert r.returncode == 0 and 'epoch 2 of 3' in r.stdout, r.stderr
     sha = hashlib.sha256(ck.read_bytes()).hexdigest()
-    (co / 'results/weights-snapshot.json').write_text(json.dumps({'runs': {}, 'checkpoints': {RUN: {'epoch': 2, 'sha256': sha}}}))
+    runs = json.loads((ROOT / 'results/weights-snapshot.json').read_text())['runs']   # the e200 encoder, as lease 1 landed it
+    (co / 'results/weights-snapshot.json').write_text(json.dumps({'runs': runs, 'checkpoints': {RUN: {'epoch': 2, 'sha256': sha}}},
+                                                                 indent=1) + '\n')
     g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')
     assert sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', 'lease 1', cwd=co).returncode == 0
     stub = tmp / 'shared/gpu/stage.sh'; stub.parent.mkdir(parents=True); stub.write_text('echo "stage.sh $*" > .gpu/stub-called\n')
@@ -41,10 +46,10 @@ def test_stage_2h1_carries_the_kept_state(staged):
     co, r = staged['co'], staged['r']
     assert r.returncode == 0, r.stderr
     assert (co / '.gpu/stub-called').read_text().strip() == 'stage.sh cifar10 wheels'
-    folders = sorted(p.name for p in (co / '.gpu').glob('snap-*'))
-    assert folders == ['snap-1', 'snap-2', 'snap-3']   # no other folder matches the calls' .gpu/snap-*/* glob
+    folders = sorted(p.name for p in (co / '.gpu').glob('snap-[0-9]'))
+    assert folders == ['snap-1', 'snap-2', 'snap-3']   # the calls' .gpu/snap-[0-9]/* glob: the state's pieces and nothing else
     joined = staged['tmp'] / 'join'; joined.mkdir()
-    for p in (co / '.gpu').glob('snap-*/*'): shutil.copy(p, joined)
+    for p in (co / '.gpu').glob('snap-[0-9]/*'): shutil.copy(p, joined)
     out = staged['tmp'] / 'm' / 'checkpoint.pt'
     assert sh(sys.executable, str(co / 'tools/gpu/pieces.py'), 'join', str(joined), str(out), cwd=co).returncode == 0
     assert out.read_bytes() == staged['ck'].read_bytes()
@@ -53,6 +58,16 @@ def test_stage_2h1_carries_the_kept_state(staged):
     assert (co / '.gpu/pinned/results/runs' / RUN / 'run.json').is_file()
     assert not (co / 'weights').exists()   # left out of the calls by sparse-checkout
     assert 'tools/gpu/poll.sh' in r.stdout and '$((400 - K))' in r.stdout   # snapshot-lease2-h1.json's launch and poll
+    # e200, committed and not yet evaluated: its encoder, checked against the record PRELOAD reads, and the eval pin's code
+    enc = co / '.gpu/snap-w' / f'{RUN}-e200.pt'
+    want = json.loads((co / 'results/weights-snapshot.json').read_text())['runs'][f'{RUN}-e200']['encoder_sha256']
+    assert hashlib.sha256(enc.read_bytes()).hexdigest() == want
+    pins = json.loads((co / 'tools/gpu/plans/five-seed-pins.json').read_text())
+    assert (co / '.gpu/pinned-eval/PINNED_COMMIT').read_text().strip() == pins['eval']
+    assert (co / '.gpu/pinned-eval/results/weights-snapshot.json').read_text() == (co / 'results/weights-snapshot.json').read_text()
+    assert (co / '.gpu/pinned-eval/results/runs' / f'{RUN}-e200' / 'config.json').is_file()
+    assert '/root/swaro/evalcode' in (co / '.gpu/pinned-eval/receive.sh').read_text() + (co / '.gpu/pinned-eval/PINNED').read_text()
+    assert '.gpu/pinned-eval' in r.stdout and '.gpu/snap-w' in r.stdout
     assert sh('git', 'status', '--porcelain', cwd=co).stdout == ''
 
 def test_stage_refuses_a_state_that_is_not_the_records(staged):
@@ -64,3 +79,34 @@ def test_stage_refuses_a_state_that_is_not_the_records(staged):
     w.write_text(good)
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '1', cwd=co, env=staged['env'])
     assert r.returncode == 2 and 'lease 1 has landed' in r.stderr
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=staged['env'])   # lease 3 before e400 is in weights/
+    assert r.returncode == 2 and f'{RUN}-e400 is not in weights/: land lease 2-h1 first' in r.stderr, r.stderr
+
+def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
+    "Lease 3 stages the snapshots without a record (both: snapshot-e-h1.json; e400 alone: snapshot-e400-h1.json and its extras)."
+    co, env = staged['co'], staged['env']; assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
+    from swaro_nb.hub import pretrained_run
+    src = pretrained_run(f'{RUN}-e200', staged['tmp'] / 'e400', co / 'weights')   # e200's encoder stands in for e400's
+    r = sh(sys.executable, 'tools/pack_weights.py', str(src), '--name', f'{RUN}-e400', '--check', '0', cwd=co)
+    assert r.returncode == 0, r.stderr
+    shutil.copytree(co / 'results/runs' / f'{RUN}-e200', co / 'results/runs' / f'{RUN}-e400')
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
+    assert r.returncode == 0, r.stderr
+    assert 'snapshot-e-h1.json' in r.stdout and not (co / '.gpu/e-x').exists()
+    assert sorted(p.name for p in (co / '.gpu/snap-w').glob('*.pt')) == [f'{RUN}-e200.pt', f'{RUN}-e400.pt']
+    pins = json.loads((co / 'tools/gpu/plans/five-seed-pins.json').read_text())
+    assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == pins['eval']   # the eval pin, in /root/swaro/code
+    assert (co / '.gpu/pinned/results/runs' / f'{RUN}-e400' / 'run.json').is_file()
+    assert (co / '.gpu/pinned/results/eval/five-seed').is_dir()   # the set's records, which the extras read
+    known = json.loads((co / 'results/weights-snapshot.json').read_text())['runs']
+    assert known[f'{RUN}-e400']['encoder_sha256'] == hashlib.sha256((co / '.gpu/snap-w' / f'{RUN}-e400.pt').read_bytes()).hexdigest()
+    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
+    (co / 'results/eval/snapshot').mkdir(parents=True); (co / 'results/eval/snapshot' / f'{RUN}-e200-eval.json').write_text('{}')
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
+    assert r.returncode == 0, r.stderr
+    assert 'snapshot-e400-h1.json' in r.stdout and [p.name for p in (co / '.gpu/snap-w').glob('*.pt')] == [f'{RUN}-e400.pt']
+    extras = (co / 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json').is_file()
+    assert (co / '.gpu/e-x/c10-200-rand-s4.pt').is_file() != extras   # staged while its l1_12 has not landed
+    (co / 'results/eval/snapshot' / f'{RUN}-e400-eval.json').write_text('{}')
+    r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
+    assert r.returncode == 2 and 'nothing to evaluate' in r.stderr

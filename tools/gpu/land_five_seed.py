@@ -9,7 +9,8 @@ land: PACK is the pack.tar that poll.sh brought back, or the folder it was unpac
 PACK.d/). It copies, printing each step:
   records/<run>/{config.json,metrics.jsonl,run.json,curves.png}  -> results/runs/<run>/            (training records)
   eval/fp32/<run>-eval.json, side/eval/fp32/<run>-eval.json     -> results/eval/five-seed/          (evaluation records;
-                                                                   results/eval/aff/ for an AFF evaluation, swaro_eval --aff)
+                                                                   results/eval/aff/ for an AFF evaluation, swaro_eval --aff;
+                                                                   results/eval/snapshot/ for the snapshot test's c10-paper-snap-*)
   side/extras*/<run>-ref-extras.json                            -> results/eval/five-seed/<run>-ref-extras-<columns>.json
                                                                    (ref_extras.py records, named by the columns they check:
                                                                    a lease may run each column in its own folder)
@@ -152,6 +153,9 @@ def extras_name(rec: dict, f: Path, commit: str | None) -> str:
     return f"{rec['run']}-ref-extras-{'-'.join(rec['ref_check'])}.json"
 
 
+SNAPSHOT_PREFIX = 'c10-paper-snap-'   # the snapshot test's runs (plans/snapshot.md), whose evaluations land apart from the set's
+
+
 def land(a) -> int:
     root = Path(a.root).resolve()
     p = unpacked(Path(a.pack))
@@ -171,7 +175,9 @@ def land(a) -> int:
     for f in (f for d in parts for f in sorted(d.glob('*.json'))):   # the pieces a later lease resumes: the eval pin's
         check_pinned(json.loads(f.read_text()), f, a.pins and eval_pin, "an evaluation's pieces")
     aff_dir = root / 'results' / 'eval' / 'aff'   # AFF's evaluations (swaro_eval --aff): beside, not over, the run's LE/rLE record
-    dest = {f: (aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff') else ev_dir) / f.name for f in evals}
+    snap_dir = root / 'results' / 'eval' / 'snapshot'   # the snapshot test's (plans/snapshot.md): not runs of the five-seed set
+    dest = {f: (aff_dir if (json.loads(f.read_text()).get('eval_config') or {}).get('aff')
+                else snap_dir if f.name.startswith(SNAPSHOT_PREFIX) else ev_dir) / f.name for f in evals}
     dest |= {f: ev_dir / name for f, name in extras.items()}
     twice = sorted(n for n, k in Counter(extras.values()).items() if k > 1)
     if twice: raise LandError(f"the pack holds two ref_extras.py records of {', '.join(twice)} (nothing was copied)")
