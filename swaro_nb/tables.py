@@ -12,13 +12,13 @@ from .stats import compare_records, VERDICTS
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'PAPER_K', 'VARIANT_ORDER', 'FIVE_SEED_DIR',
-           'VERDICT_PAIRS', 'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns', 'paper_table', 'autoattack_table',
-           'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note', 'ours_only',
-           'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row', 'with_reference_extras',
-           'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records', 'verdict_columns',
-           'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences', 'paper_sign_sentence',
-           'run_frac_neg', 'k_table', 'progress_points', 'progress_table', 'progress_figure', 'gap_check',
-           'reference_checks', 'worst_checks', 'paper_anomalies']
+           'VERDICT_PAIRS', 'SNAPSHOT_DIR', 'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns', 'paper_table',
+           'autoattack_table', 'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note',
+           'ours_only', 'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row',
+           'with_reference_extras', 'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records',
+           'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences',
+           'paper_sign_sentence', 'run_frac_neg', 'k_table', 'progress_points', 'progress_table', 'progress_figure',
+           'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -610,13 +610,15 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
     return pd.DataFrame(rows)
 
 # %% ../nbs/10a_tables.ipynb #a22e6796
-def progress_points(results,  # the results folder: eval/ and the five-seed folder
+SNAPSHOT_DIR = Path('eval') / 'snapshot'  # under results/: the snapshot test's evaluations (tools/gpu/plans/snapshot.md)
+
+def progress_points(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
                     protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
                    ) -> list:  # dicts: what, base, schedule, complete, run, epoch, seeds, values, paper
     ("Table 7's points: each evaluated snapshot of a longer run (its LE columns, the paper's row at its epoch for "
      "SwARo), then the five-seed set's complete 200-epoch schedules of SwARo and RoCL (seed means; schedule 200).")
     five = five_seed_records(results)   # read once: the snapshots landed there and the complete schedules
-    recs = [*load_results(Path(results) / 'eval', kind='eval'), *five]
+    recs = [*load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR], kind='eval'), *five]
     snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
     src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
     pts = []
