@@ -463,6 +463,16 @@ def test_five_seed_evaluation_lease_evaluates_what_lease_1_trained():
     for r in spec['runs']: assert r['eval'] == spec['defaults']['eval'] and r['eval']['reference'] == ['linf_8']
 
 
+def test_snapshot_pins_are_the_records_commits():
+    "The snapshot test's pins: train is the commit lease 1's record names (2-h1 resumes with it), eval the five-seed set's."
+    pins = json.loads((ROOT / 'tools/gpu/plans/snapshot-pins.json').read_text())
+    rec = json.loads((ROOT / 'results/runs/c10-paper-snap-s0/run.json').read_text())
+    assert pins['train'] == rec['commit'].removesuffix('+dirty')
+    assert pins['eval'] == json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
+    lease2 = json.loads((ROOT / 'tools/gpu/plans/snapshot-lease2-h1.json').read_text())['launch']
+    assert 'cd /root/swaro/evalcode' in lease2 and 'PRELOAD=c10-paper-snap-s0-e200' in lease2   # e200 at the eval pin
+
+
 def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():
     """E1 on nvidia-h200-x2: two runs evaluated one a GPU, then (AFTER) a third over both GPUs by a nested session whose
     records land with the lease's (S=$S/side); the planner prices the third on two GPUs and the whole inside the limit."""
