@@ -610,7 +610,7 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
     return pd.DataFrame(rows)
 
 # %% ../nbs/10a_tables.ipynb #a22e6796
-SNAPSHOT_DIR = Path('eval') / 'snapshot'  # under results/: the snapshot test's evaluations (tools/gpu/plans/snapshot.md)
+SNAPSHOT_DIR = Path('eval') / 'snapshot'  # under results/: the snapshot test's evaluations (plans/snapshot.md)
 
 def progress_points(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
                     protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases

@@ -220,8 +220,18 @@ def test_report_notebook(tmp_path):
     # images: the training curves, the p-ablation plot and one t-SNE map per main run that has one; at 200 epochs the curves
     # and the t-SNE maps of the first SwARo and RoCL runs that have one
     tsne200 = sum(any((RES / 'eval' / f"{r['run']}-tsne.png").exists() for r in g) for g in (s2, r2))
+    cfg = lambda d: json.loads((d / 'config.json').read_text()) if (d / 'config.json').is_file() else {}
+    snapped = lambda d: 'snapshot_of' in (json.loads((d / 'run.json').read_text()) if (d / 'run.json').is_file() else {})
+    longer = any(cfg(d).get('epochs', 0) > 200 and cfg(d).get('method') == 'swaro' and not snapped(d)
+                 and (d / 'metrics.jsonl').is_file() for d in (RES / 'runs').iterdir())   # a run of a longer schedule
     assert _n_images(nb) == 2 + sum((RES / 'eval' / f'{n}-tsne.png').exists() for n in main_runs) + (1 if r200 else 0) + tsne200 \
-        + (1 if vs and vr else 0) + 1   # and the forest plot of the verdicts, and Table 7's learning-progress figure (always: the paper's row)
+        + (1 if vs and vr else 0) + 1 + longer   # the forest plot of the verdicts, Table 7's learning-progress figure (always:
+    # the paper's row), and the kNN monitor of the longer runs' schedules beside the complete 200-epoch runs
+    for d in (RES / 'runs').iterdir():
+        if cfg(d).get('epochs', 0) > 200 and cfg(d).get('method') == 'swaro' and not snapped(d) and (d / 'metrics.jsonl').is_file():
+            h = [json.loads(l) for l in (d / 'metrics.jsonl').read_text().splitlines() if l.strip()]
+            knn = {x['epoch']: x['knn_acc'] for x in h if 'knn_acc' in x}
+            assert f"{d.name}: {len(h)} of {cfg(d)['epochs']} epochs; kNN {knn[100]:.2f} at 100, {knn[200]:.2f} at 200" in out
     # limits, read from the records: baselines without an evaluation, with the error line of their training log where there is one
     evaluated = {r['method'] for r in evals if r['kind'] == 'eval'}
     for m in BASELINES:
