@@ -1,30 +1,22 @@
 """tools/gpu/plans/extras-stage.sh and extras-launch.sh (plans/extras.md), a short lease's reference extras: staged in a
 scratch clone (a stub stands in for ../shared/gpu/stage.sh), then the launch run on this machine against the staged folders
 with a stub ref_extras.py (the lease plans' extras, mixed_plan.extras_cmd): each run under what is left of the time limit, its real exit status in the events, the pack."""
-import json, os, shutil, subprocess, sys, tarfile, time
-from pathlib import Path
+import json, os, shutil, sys, tarfile, time
 import pytest
+from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env
 
-ROOT = Path(__file__).resolve().parents[1]
 FAST, SLOW = 'c10-200-swaro-s1', 'c10-200-rand-s4'   # neither has its reference l2_05 in results/eval/five-seed/
 TOOLS = ('tools/gpu/plans/extras-stage.sh', 'tools/gpu/plans/extras-launch.sh', 'tools/gpu/land_five_seed.py', 'tools/gpu/mixed_plan.py')
 
-def sh(*a, cwd, **kw): return subprocess.run(list(a), cwd=cwd, capture_output=True, text=True, **kw)
-
 @pytest.fixture(scope='module')
 def staged(tmp_path_factory):
-    pytest.importorskip('pyautoattack')   # pinned.sh copies the installed reference AutoAttack
     if sh('git', 'rev-parse', 'HEAD', cwd=ROOT).returncode: pytest.skip('not a git checkout')
     man = json.loads((ROOT / 'weights/MANIFEST.json').read_text())['models']
     for n in (FAST, SLOW):   # retired from weights/: their pieces come from the commit the manifest names
         rev = man[n].get('retired', {}).get('revision', 'HEAD')
         if sh('git', 'cat-file', '-e', rev, cwd=ROOT).returncode: pytest.skip(f'a shallow clone without {rev} ({n})')
-    tmp = tmp_path_factory.mktemp('extras'); co = tmp / 'co'
-    assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
-    for f in TOOLS:
-        (co / f).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / f, co / f)   # this checkout's versions
-    stub = tmp / 'shared/gpu/stage.sh'; stub.parent.mkdir(parents=True); stub.write_text('echo "stage.sh $*" > .gpu/stub-called\n')
-    env = dict(os.environ, SHARED=str(tmp / 'shared'), PYTHON=sys.executable, PIN_NO_DOWNLOAD='1', PIN_CACHE=str(tmp / 'cache'))
+    tmp = tmp_path_factory.mktemp('extras')
+    co = scratch_clone(tmp, TOOLS); env = stub_stage_env(tmp)
     r = sh('bash', 'tools/gpu/plans/extras-stage.sh', 'l2_05', FAST, SLOW, cwd=co, env=env)
     return dict(co=co, r=r, env=env, tmp=tmp)
 

@@ -6,6 +6,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location('plan', ROOT / 'tools/gpu/plan.py')
 plan = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(plan)
+_spec = importlib.util.spec_from_file_location('mixed_plan', ROOT / 'tools/gpu/mixed_plan.py')
+mp = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(mp)
 
 H100, H200 = 'NVIDIA H100 80GB HBM3', 'NVIDIA H200'
 
@@ -471,6 +473,9 @@ def test_snapshot_pins_are_the_records_commits():
     assert pins['eval'] == json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
     lease2 = json.loads((ROOT / 'tools/gpu/plans/snapshot-lease2-h1.json').read_text())['launch']
     assert 'cd /root/swaro/evalcode' in lease2 and 'PRELOAD=c10-paper-snap-s0-e200' in lease2   # e200 at the eval pin
+    e400 = json.loads((ROOT / 'tools/gpu/plans/snapshot-e400-h1.json').read_text())   # lease 3, e400 alone: its AFTER is the
+    # lease plans' extras shell (mixed_plan.extras_cmd), not a copy of it
+    assert "AFTER='" + mp.extras_cmd(['c10-200-rand-s4'], 0, columns=('l1_12',)) + "'" in e400['launch']
 
 
 def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():
@@ -954,8 +959,6 @@ def test_five_seed_mixed_x2_trains_one_and_runs_the_extras_beside(capsys):
 def test_mixed_plan_writes_the_committed_plans_and_the_next_leases(tmp_path, capsys):
     """tools/gpu/mixed_plan.py: the arguments of the committed x2 and one-H200 plans give those files; M2 evaluates one run and
     fits; bad names, and an evaluation on one GPU, refused."""
-    _s = importlib.util.spec_from_file_location('mixed_plan', ROOT / 'tools/gpu/mixed_plan.py')
-    mp = importlib.util.module_from_spec(_s); _s.loader.exec_module(mp)
     seed0 = ['c10-200-rocl-s0', 'c10-200-rand-s0', 'c10-200-swaro-s0']   # lease g's order: RoCL's and random's l1_12 first
     assert mp.mixed_plan('c10-200-rocl-s1', [], seed0) == json.loads((ROOT / 'tools/gpu/plans/five-seed-mixed-x2.json').read_text())
     m2 = mp.mixed_plan('c10-200-rand-s1', ['c10-200-rocl-s1'], ['c10-200-swaro-s0', 'c10-200-swaro-s1'])
@@ -1029,8 +1032,6 @@ def test_extras_shell_runs_each_column_once_and_skips_what_landed(tmp_path):
     passes gets one ref_extras.py call a column, into its own folder and log; a column the pinned results/ holds is skipped;
     a run whose weights fail the check is skipped; SMOKE passes --smoke."""
     import os, subprocess
-    _s = importlib.util.spec_from_file_location('mixed_plan', ROOT / 'tools/gpu/mixed_plan.py')
-    mp = importlib.util.module_from_spec(_s); _s.loader.exec_module(mp)
     pin, S, W = tmp_path / 'evalcode', tmp_path / 'S', tmp_path / 'w'
     W.mkdir(); (pin / 'results/eval/five-seed').mkdir(parents=True)
     for n in ('c10-200-swaro-s0', 'c10-200-rocl-s0', 'c10-200-rand-s0'):

@@ -1,27 +1,21 @@
 """tools/gpu/plans/snapshot-stage.sh 2-h1 in a scratch clone: the training state kept in weights/ comes out as the folders a
 device call carries, and they join back into the very checkpoint (a stub stands in for ../shared/gpu/stage.sh)."""
-import hashlib, json, os, shutil, subprocess, sys
-from pathlib import Path
+import hashlib, json, shutil, sys
 import pytest
+from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env
 
-ROOT = Path(__file__).resolve().parents[1]
 RUN = 'c10-paper-snap-s0'
-
-def sh(*a, cwd, **kw): return subprocess.run(list(a), cwd=cwd, capture_output=True, text=True, **kw)
 
 @pytest.fixture(scope='module')
 def staged(tmp_path_factory):
-    pytest.importorskip('pyautoattack')   # pinned.sh copies the installed reference AutoAttack
-    if sh('git', 'rev-parse', 'HEAD', cwd=ROOT).returncode: pytest.skip('not a git checkout')
     pin = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
     if sh('git', 'cat-file', '-e', f'{pin}^{{commit}}', cwd=ROOT).returncode: pytest.skip('a shallow clone: no eval pin commit')
     from swaro_nb.config import make_config
     from swaro_nb.train import train
-    tmp = tmp_path_factory.mktemp('stage'); co = tmp / 'co'
-    assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
-    for f in ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py', 'tools/gpu/land_five_seed.py',
-              *(str(p.relative_to(ROOT)) for p in (ROOT / 'tools/gpu/plans').glob('snapshot-*.json'))):   # this checkout's versions
-        shutil.copy(ROOT / f, co / f)
+    tmp = tmp_path_factory.mktemp('stage')
+    co = scratch_clone(tmp, ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py',
+                             'tools/gpu/land_five_seed.py',
+                             *(str(p.relative_to(ROOT)) for p in (ROOT / 'tools/gpu/plans').glob('snapshot-*.json'))))
     shutil.rmtree(co / 'swaro_nb'); shutil.copytree(ROOT / 'swaro_nb', co / 'swaro_nb')   # the library the tools import
     tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
                 attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
@@ -37,8 +31,7 @@ def staged(tmp_path_factory):
                                                                  indent=1) + '\n')
     g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')
     assert sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', 'lease 1', cwd=co).returncode == 0
-    stub = tmp / 'shared/gpu/stage.sh'; stub.parent.mkdir(parents=True); stub.write_text('echo "stage.sh $*" > .gpu/stub-called\n')
-    env = dict(os.environ, SHARED=str(tmp / 'shared'), PYTHON=sys.executable, PIN_NO_DOWNLOAD='1', PIN_CACHE=str(tmp / 'cache'))
+    env = stub_stage_env(tmp)
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '2-h1', cwd=co, env=env)
     return dict(co=co, ck=ck, sha=sha, r=r, env=env, tmp=tmp)
 
