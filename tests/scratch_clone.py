@@ -14,7 +14,8 @@ def scratch_clone(tmp: Path, files) -> Path:
     if sh('git', 'rev-parse', 'HEAD', cwd=ROOT).returncode: pytest.skip('not a git checkout')
     co = tmp / 'co'
     assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
-    for f in files: (co / f).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / f, co / f)
+    for f in (*files, 'tools/gpu/travel_light.sh'):   # what every staging script ends with
+        (co / f).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / f, co / f)
     return co
 
 def stub_stage_env(tmp: Path) -> dict:

@@ -29,9 +29,9 @@ def test_stage_carries_the_encoders_heads_and_the_eval_pin(staged):
     assert sum(p.stat().st_size for p in (co / '.gpu/e-x').iterdir()) <= 48 * 2 ** 20
     pin = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
     assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == pin
-    assert not (co / 'weights').exists()   # left out of the calls by sparse-checkout
+    for d in ('weights', 'nbs', 'tests'): assert not (co / d).exists(), d   # left out of the calls (tools/gpu/travel_light.sh)
     assert f'COLUMN=l2_05 RUNS="{FAST} {SLOW}" bash tools/gpu/plans/extras-launch.sh' in r.stdout
-    changed = [l for l in sh('git', 'status', '--porcelain', cwd=co).stdout.splitlines() if not l.endswith(TOOLS)]
+    changed = [l for l in sh('git', 'status', '--porcelain', cwd=co).stdout.splitlines() if not l.endswith((*TOOLS, 'tools/gpu/travel_light.sh'))]
     assert changed == []   # results/ as committed (the tools are this checkout's copies, committed or not)
 
 def test_stage_refuses_what_cannot_run(staged):

@@ -23,10 +23,14 @@ def staged(tmp_path_factory):
     ck = tmp / 'runs' / RUN / 'checkpoint.pt'
     shutil.rmtree(co / 'results/runs' / RUN, ignore_errors=True)   # once lease 1 has landed for real, this lease 1 stands in
     (co / 'results/runs' / RUN).mkdir(parents=True); shutil.copy(ck.parent / 'run.json', co / 'results/runs' / RUN)
+    shutil.rmtree(co / 'weights' / f'{RUN}-e400', ignore_errors=True)   # and as before lease 2-h1: no e400 yet
+    man = json.loads((co / 'weights/MANIFEST.json').read_text()); man['models'].pop(f'{RUN}-e400', None)
+    (co / 'weights/MANIFEST.json').write_text(json.dumps(man, indent=1) + '\n')
     r = sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), '--dest', str(co / 'weights'), cwd=co)
     assert r.returncode == 0 and 'epoch 2 of 3' in r.stdout, r.stderr
     sha = hashlib.sha256(ck.read_bytes()).hexdigest()
-    runs = json.loads((ROOT / 'results/weights-snapshot.json').read_text())['runs']   # the e200 encoder, as lease 1 landed it
+    runs = {k: v for k, v in json.loads((ROOT / 'results/weights-snapshot.json').read_text())['runs'].items()
+            if k == f'{RUN}-e200'}   # the e200 encoder, as lease 1 landed it
     (co / 'results/weights-snapshot.json').write_text(json.dumps({'runs': runs, 'checkpoints': {RUN: {'epoch': 2, 'sha256': sha}}},
                                                                  indent=1) + '\n')
     g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')
@@ -46,10 +50,12 @@ def test_stage_2h1_carries_the_kept_state(staged):
     out = staged['tmp'] / 'm' / 'checkpoint.pt'
     assert sh(sys.executable, str(co / 'tools/gpu/pieces.py'), 'join', str(joined), str(out), cwd=co).returncode == 0
     assert out.read_bytes() == staged['ck'].read_bytes()
+    for d in ('weights', 'nbs', 'tests'): assert not (co / d).exists(), d   # left out of the calls (tools/gpu/travel_light.sh)
+    assert not (co / 'results/runs').exists() and 'travel_light: room left in a call' in r.stdout
+    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0   # all back, as after the lease
     rec = json.loads((co / 'results/runs' / RUN / 'run.json').read_text())
     assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == rec['commit'].removesuffix('+dirty')   # lease 1's code
     assert (co / '.gpu/pinned/results/runs' / RUN / 'run.json').is_file()
-    assert not (co / 'weights').exists()   # left out of the calls by sparse-checkout
     assert 'tools/gpu/poll.sh' in r.stdout and '$((400 - K))' in r.stdout   # snapshot-lease2-h1.json's launch and poll
     # e200, committed and not yet evaluated: its encoder, checked against the record PRELOAD reads, and the eval pin's code
     enc = co / '.gpu/snap-w' / f'{RUN}-e200.pt'
@@ -82,7 +88,7 @@ def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
     src = pretrained_run(f'{RUN}-e200', staged['tmp'] / 'e400', co / 'weights')   # e200's encoder stands in for e400's
     r = sh(sys.executable, 'tools/pack_weights.py', str(src), '--name', f'{RUN}-e400', '--check', '0', cwd=co)
     assert r.returncode == 0, r.stderr
-    shutil.copytree(co / 'results/runs' / f'{RUN}-e200', co / 'results/runs' / f'{RUN}-e400')
+    shutil.copytree(co / 'results/runs' / f'{RUN}-e200', co / 'results/runs' / f'{RUN}-e400', dirs_exist_ok=True)
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
     assert r.returncode == 0, r.stderr
     assert 'snapshot-e-h1.json' in r.stdout and not (co / '.gpu/e-x').exists()
@@ -91,13 +97,14 @@ def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
     assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == pins['eval']   # the eval pin, in /root/swaro/code
     assert (co / '.gpu/pinned/results/runs' / f'{RUN}-e400' / 'run.json').is_file()
     assert (co / '.gpu/pinned/results/eval/five-seed').is_dir()   # the set's records, which the extras read
+    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
     known = json.loads((co / 'results/weights-snapshot.json').read_text())['runs']
     assert known[f'{RUN}-e400']['encoder_sha256'] == hashlib.sha256((co / '.gpu/snap-w' / f'{RUN}-e400.pt').read_bytes()).hexdigest()
-    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
     (co / 'results/eval/snapshot').mkdir(parents=True); (co / 'results/eval/snapshot' / f'{RUN}-e200-eval.json').write_text('{}')
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
     assert r.returncode == 0, r.stderr
     assert 'snapshot-e400-h1.json' in r.stdout and [p.name for p in (co / '.gpu/snap-w').glob('*.pt')] == [f'{RUN}-e400.pt']
+    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
     extras = (co / 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json').is_file()
     assert (co / '.gpu/e-x/c10-200-rand-s4.pt').is_file() != extras   # staged while its l1_12 has not landed
     (co / 'results/eval/snapshot' / f'{RUN}-e400-eval.json').write_text('{}')

@@ -199,7 +199,8 @@ def land(a) -> int:
         for f in sorted(d.iterdir()):   # merged file by file: pieces of other evaluations of the run (another fingerprint) stay
             _copy(f, root / 'results' / 'eval' / 'parts' / d.name / f.name, done, root)
         lines.append(f"{d.name[:-len('-eval.parts')]}: evaluation cut by its deadline; its pieces ({', '.join(sorted(x.name for x in d.iterdir()))}) "
-                     f"are in results/eval/parts/ for a later lease (repro_session.sh PRELOAD with RUNS naming it, EVAL_FROM=f16)")
+                     f"are in results/eval/parts/ for a later lease (repro_session.sh PRELOAD with RUNS naming it, EVAL_FROM=f16); "
+                     f"commit its heads with git add -f results/eval/parts/{d.name}/*.pt (*.pt is git-ignored)")
     logs = root / 'results' / 'logs' / a.logs
     _copy(p / 'events.log', logs / 'events.log', done, root)
     for f in sorted((p / 'logs').glob('*')):

@@ -129,8 +129,8 @@ def mixed_plan(train: str, evaluate: list, extras: list, parts=PARTS, gpus: int 
             "folder: several --to folders when more; the extras' runs with their heads); then, since staging and landing change "
             "results/, bash tools/gpu/pinned.sh <train commit>; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> "
             ".gpu/pinned-eval (the pinned code reads the run records and checksums from its own folder); bash tools/gpu/pinned.sh "
-            "--check on each pinned folder just before the first call; git sparse-checkout set "
-            "--no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, the staged folders, then .gpu/wheels, "
+            "--check on each pinned folder just before the first call; bash tools/gpu/travel_light.sh (weights/, results/, nbs/, "
+            "tests/ out of the calls). Calls back to back: .gpu/cifar10-1 .. -4, the staged folders, then .gpu/wheels, "
             ".gpu/pinned and .gpu/pinned-eval with the launch; polls from the checkout (bash tools/gpu/poll.sh with S, RUNS, LOG: "
             "partial.tar and the announced weights pieces on every call; copy each call's files out of files_at at once). Land: "
             "land_five_seed.py land <pack.tar or partial.tar> --weights <the pieces' folder> --plan <this file> "
@@ -154,7 +154,8 @@ def one_gpu_plan(t: dict, runs: list, extras: list, deadline: int = ONE_GPU_DEAD
                "folder)" if extras else '')
             + "; then (staging and landing change results/) bash tools/gpu/pinned.sh <train commit>"
             + ("; PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh <eval commit> .gpu/pinned-eval" if extras else '')
-            + "; bash tools/gpu/pinned.sh --check on each pinned folder just before the first call; git sparse-checkout set --no-cone '/*' '!/weights/'. Calls back to back: .gpu/cifar10-1 .. -4, "
+            + "; bash tools/gpu/pinned.sh --check on each pinned folder just before the first call; bash tools/gpu/travel_light.sh "
+            "(weights/, results/, nbs/, tests/ out of the calls). Calls back to back: .gpu/cifar10-1 .. -4, "
             + ("the staged folders, then .gpu/wheels, .gpu/pinned and .gpu/pinned-eval" if extras else "then .gpu/wheels and .gpu/pinned")
             + " with the launch; polls and landing (--pins) as for a mixed lease. Launch: " + launch)
     return plan_spec(note, launch, t)

@@ -4,12 +4,13 @@
 #   bash tools/gpu/plans/extras-stage.sh l1_12 c10-200-rand-s4 [RUN]   # at most two runs: one carried folder of 48 MB
 # It stages CIFAR-10 and the wheels (../shared/gpu/stage.sh), the runs' float16 encoders and heads from the hub (from git
 # history once retired: land_five_seed.py stage --from-hub) into .gpu/e-x, and .gpu/pinned at the eval pin
-# (tools/gpu/plans/five-seed-pins.json), leaves weights/ out of the calls (sparse-checkout; `git sparse-checkout disable`
-# after the lease) and prints the calls.
+# (tools/gpu/plans/five-seed-pins.json), leaves weights/, results/, nbs/ and tests/ out of the calls
+# (tools/gpu/travel_light.sh; `git sparse-checkout disable` after the lease) and prints the calls.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 err() { echo "extras-stage.sh: error: $*" >&2; exit 2; }
 PY=${PYTHON:-.venv/bin/python}; [ -x "$PY" ] || PY=python3
+git sparse-checkout disable 2>/dev/null || true   # weights/ and results/ back (a staging before left them out)
 col=${1:-}; shift || true
 case $col in l1_12|l2_05) ;; *) err "the column: l1_12 or l2_05 (the reference AutoAttack's extra columns), not '${col}'";; esac
 [ $# -ge 1 ] && [ $# -le 2 ] || err "one or two runs (two encoders and heads fill one 48-MB carried folder)"
@@ -19,13 +20,12 @@ for n in "$@"; do
 done
 shared=${SHARED:-../shared}; [ -f "$shared/gpu/stage.sh" ] || err "no $shared/gpu/stage.sh (SHARED=path to the shared folder)"
 pin=$("$PY" -c "import json; print(json.load(open('tools/gpu/plans/five-seed-pins.json'))['eval'])")
-git sparse-checkout disable 2>/dev/null || true   # weights/ back while staging reads it
 "$PY" tools/gpu/land_five_seed.py stage --from-hub "$@" --to .gpu/e-x
 bash "$shared/gpu/stage.sh" cifar10 wheels
 bash tools/gpu/pinned.sh "$pin"   # after the staging, which records the encoders' sha256 in results/weights-five-seed.json
-git sparse-checkout set --no-cone '/*' '!/weights/'
+bash tools/gpu/travel_light.sh   # weights/, results/, nbs/, tests/ out of the calls (64 MiB a call)
 echo
-echo "staged the reference $col of $* at the eval pin $pin; weights/ is out of the working tree (git sparse-checkout disable after the lease)."
+echo "staged the reference $col of $* at the eval pin $pin; weights/, results/, nbs/ and tests/ are out of the working tree (git sparse-checkout disable after the lease)."
 echo "The calls, back to back (a machine idle for 30 s is given back); a run takes about 310-375 s on an H100 (leases z, ab):"
 echo "  1-4. carry .gpu/cifar10-1 ... -4, each: sh .gpu/cifar10-N/receive.sh"
 echo "  5. carry .gpu/e-x: sh .gpu/e-x/receive.sh"

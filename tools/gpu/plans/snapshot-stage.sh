@@ -13,8 +13,9 @@
 # evaluate from weights/ into .gpu/snap-w (their sha256 into results/weights-snapshot.json, where PRELOAD checks them) and
 # pin the five-seed set's eval pin (tools/gpu/plans/five-seed-pins.json): in .gpu/pinned-eval beside lease 1's code for
 # 2-h1, as .gpu/pinned for 3; lease 3 with e400 alone also stages the reference extras the set still misses (c10-200-rand-s4's
-# l1_12: its encoder and LE head from git history in .gpu/e-x). Afterwards weights/ is left out of
-# the working tree by sparse-checkout (`git sparse-checkout disable` brings it back): a call carries at most 64 MiB.
+# l1_12: its encoder and LE head from git history in .gpu/e-x). Afterwards weights/, results/, nbs/ and tests/ are left
+# out of the working tree (tools/gpu/travel_light.sh; `git sparse-checkout disable` brings them back): a call carries at
+# most 64 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 err() { echo "snapshot-stage.sh: error: $*" >&2; exit 2; }
@@ -75,9 +76,9 @@ fi
 if [ -n "$e200" ]; then PIN_DATA="$eval_data" PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh "$eval_pin" .gpu/pinned-eval; fi
 if [ "$lease" = 3 ]; then PIN_DATA="$eval_data" bash tools/gpu/pinned.sh "$commit"
 else PIN_DATA="$snap_data" bash tools/gpu/pinned.sh "$commit"; fi
-git sparse-checkout set --no-cone '/*' '!/weights/'
+bash tools/gpu/travel_light.sh   # weights/, results/, nbs/, tests/ out of the calls (64 MiB a call)
 echo
-echo "staged lease $lease of the snapshot test, code $commit; weights/ is out of the working tree (git sparse-checkout disable after the lease)."
+echo "staged lease $lease of the snapshot test, code $commit; weights/, results/, nbs/ and tests/ are out of the working tree (git sparse-checkout disable after the lease)."
 echo "The calls, back to back (a machine idle for 30 s is given back):"
 echo "  1-4. carry .gpu/cifar10-1 ... -4, each: sh .gpu/cifar10-N/receive.sh"
 carry=".gpu/wheels and .gpu/pinned"
