@@ -473,9 +473,10 @@ def test_snapshot_pins_are_the_records_commits():
     assert pins['eval'] == json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
     lease2 = json.loads((ROOT / 'tools/gpu/plans/snapshot-lease2-h1.json').read_text())['launch']
     assert 'cd /root/swaro/evalcode' in lease2 and 'PRELOAD=c10-paper-snap-s0-e200' in lease2   # e200 at the eval pin
-    e400 = json.loads((ROOT / 'tools/gpu/plans/snapshot-e400-h1.json').read_text())   # lease 3, e400 alone: its AFTER is the
-    # lease plans' extras shell (mixed_plan.extras_cmd), not a copy of it
-    assert "AFTER='" + mp.extras_cmd(['c10-200-rand-s4'], 0, columns=('l1_12',)) + "'" in e400['launch']
+    for f in ('snapshot-e400-h1.json', 'snapshot-e-h1.json'):   # lease 3 (e400 alone; both): its AFTER is the lease plans'
+        # extras shell (mixed_plan.extras_cmd), not a copy of it
+        launch = json.loads((ROOT / 'tools/gpu/plans' / f).read_text())['launch']
+        assert "AFTER='" + mp.extras_cmd(['c10-200-rand-s4'], 0, columns=('l1_12',)) + "' setsid" in launch, f
 
 
 def test_five_seed_x2_evaluation_lease_ends_with_one_run_over_both_gpus():

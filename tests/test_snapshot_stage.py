@@ -82,7 +82,7 @@ def test_stage_refuses_a_state_that_is_not_the_records(staged):
     assert r.returncode == 2 and f'{RUN}-e400 is not in weights/: land lease 2-h1 first' in r.stderr, r.stderr
 
 def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
-    "Lease 3 stages the snapshots without a record (both: snapshot-e-h1.json; e400 alone: snapshot-e400-h1.json and its extras)."
+    "Lease 3 stages the snapshots without a record (both: snapshot-e-h1.json; e400 alone: snapshot-e400-h1.json) and the extras."
     co, env = staged['co'], staged['env']; assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
     from swaro_nb.hub import pretrained_run
     src = pretrained_run(f'{RUN}-e200', staged['tmp'] / 'e400', co / 'weights')   # e200's encoder stands in for e400's
@@ -91,7 +91,8 @@ def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
     shutil.copytree(co / 'results/runs' / f'{RUN}-e200', co / 'results/runs' / f'{RUN}-e400', dirs_exist_ok=True)
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
     assert r.returncode == 0, r.stderr
-    assert 'snapshot-e-h1.json' in r.stdout and not (co / '.gpu/e-x').exists()
+    extras = (co / 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json').is_file()
+    assert 'snapshot-e-h1.json' in r.stdout and (co / '.gpu/e-x/c10-200-rand-s4.pt').is_file() != extras   # its AFTER's too
     assert sorted(p.name for p in (co / '.gpu/snap-w').glob('*.pt')) == [f'{RUN}-e200.pt', f'{RUN}-e400.pt']
     pins = json.loads((co / 'tools/gpu/plans/five-seed-pins.json').read_text())
     assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == pins['eval']   # the eval pin, in /root/swaro/code
@@ -105,7 +106,6 @@ def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
     assert r.returncode == 0, r.stderr
     assert 'snapshot-e400-h1.json' in r.stdout and [p.name for p in (co / '.gpu/snap-w').glob('*.pt')] == [f'{RUN}-e400.pt']
     assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
-    extras = (co / 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json').is_file()
     assert (co / '.gpu/e-x/c10-200-rand-s4.pt').is_file() != extras   # staged while its l1_12 has not landed
     (co / 'results/eval/snapshot' / f'{RUN}-e400-eval.json').write_text('{}')
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)

@@ -12,10 +12,10 @@
 # results/weights-snapshot.json and cuts it into .gpu/snap-1..3 (at most 48 MB a call). 2-h1 and 3 stage the encoders to
 # evaluate from weights/ into .gpu/snap-w (their sha256 into results/weights-snapshot.json, where PRELOAD checks them) and
 # pin the five-seed set's eval pin (tools/gpu/plans/five-seed-pins.json): in .gpu/pinned-eval beside lease 1's code for
-# 2-h1, as .gpu/pinned for 3; lease 3 with e400 alone also stages the reference extras the set still misses (c10-200-rand-s4's
-# l1_12: its encoder and LE head from git history in .gpu/e-x). Afterwards weights/, results/, nbs/ and tests/ are left
-# out of the working tree (tools/gpu/travel_light.sh; `git sparse-checkout disable` brings them back): a call carries at
-# most 64 MiB.
+# 2-h1, as .gpu/pinned for 3; lease 3 also stages the reference extras the set still misses (c10-200-rand-s4's l1_12: its
+# encoder and LE head from git history in .gpu/e-x), which either plan's AFTER runs in what is left. Afterwards weights/,
+# results/, nbs/ and tests/ are left out of the working tree (tools/gpu/travel_light.sh; `git sparse-checkout disable`
+# brings them back): a call carries at most 64 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 err() { echo "snapshot-stage.sh: error: $*" >&2; exit 2; }
@@ -37,8 +37,8 @@ elif [ "$lease" = 3 ]; then
     "$RUN-e400") plan=tools/gpu/plans/snapshot-e400-h1.json;;
     *) err "e400 is evaluated and e200 is not: run snapshot-e-h1.json's launch with RUNS and PRELOAD cut to e200";; esac
   rm -rf .gpu/snap-[0-9] .gpu/e-x
-  if [ $plan = tools/gpu/plans/snapshot-e400-h1.json ] && [ ! -f results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json ]; then
-    "$PY" tools/gpu/land_five_seed.py stage --from-hub c10-200-rand-s4 --to .gpu/e-x; fi   # the plan's AFTER: its l1_12
+  if [ ! -f results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json ]; then   # both plans' AFTER: its reference l1_12
+    "$PY" tools/gpu/land_five_seed.py stage --from-hub c10-200-rand-s4 --to .gpu/e-x; fi
 else
   [ -f results/runs/$RUN/run.json ] || err "results/runs/$RUN/run.json is missing: land lease 1 first"
   commit=$("$PY" -c "import json; print(json.load(open('results/runs/$RUN/run.json'))['commit'])")
