@@ -17,8 +17,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'ours_only', 'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row',
            'with_reference_extras', 'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records',
            'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences',
-           'paper_sign_sentence', 'run_frac_neg', 'k_table', 'progress_points', 'progress_table', 'progress_figure',
-           'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
+           'paper_sign_sentence', 'run_frac_neg', 'k_table', 'with_snapshot_of', 'progress_points', 'progress_table',
+           'progress_figure', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -612,13 +612,27 @@ def k_table(results,  # the results folder: the five-seed set's records, the run
 # %% ../nbs/10a_tables.ipynb #a22e6796
 SNAPSHOT_DIR = Path('eval') / 'snapshot'  # under results/: the snapshot test's evaluations (plans/snapshot.md)
 
+def with_snapshot_of(rec: dict,  # an evaluation record
+                     results,  # the results folder, whose runs/<run>/run.json is the run's training record
+                    ) -> dict:  # the record, with `train.snapshot_of` when its training record names one
+    ("An evaluation record with its training record's `snapshot_of`: the code that evaluates the snapshot test (the "
+     "five-seed set's eval pin) keeps less of the training record than today's `train_stamp`. Joined only where the "
+     "training record is the one the evaluation names (same date and commit).")
+    t = rec.get('train') or {}
+    if t.get('snapshot_of') or not rec.get('run'): return rec
+    f = Path(results) / 'runs' / rec['run'] / 'run.json'
+    tr = json.loads(f.read_text()) if f.is_file() else {}
+    if not tr.get('snapshot_of') or any(t.get(k) != tr.get(k) for k in ('date', 'commit')): return rec
+    return {**rec, 'train': {**t, 'snapshot_of': tr['snapshot_of']}}
+
 def progress_points(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
                     protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
                    ) -> list:  # dicts: what, base, schedule, complete, run, epoch, seeds, values, paper
     ("Table 7's points: each evaluated snapshot of a longer run (its LE columns, the paper's row at its epoch for "
      "SwARo), then the five-seed set's complete 200-epoch schedules of SwARo and RoCL (seed means; schedule 200).")
-    five = five_seed_records(results)   # read once: the snapshots landed there and the complete schedules
-    recs = [*load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR], kind='eval'), *five]
+    five = [with_snapshot_of(r, results) for r in five_seed_records(results)]   # read once: snapshots, complete runs
+    recs = [*(with_snapshot_of(r, results) for r in load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR],
+                                                                 kind='eval')), *five]
     snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
     src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
     pts = []
