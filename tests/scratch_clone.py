@@ -8,13 +8,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def sh(*a, cwd, **kw): return subprocess.run(list(a), cwd=cwd, capture_output=True, text=True, **kw)
 
+ALWAYS = ('tools/gpu/travel_light.sh', 'tools/gpu/pinned.sh')   # what every staging script runs
+
 def scratch_clone(tmp: Path, files) -> Path:
     "Clone this checkout into tmp/co with `files` (paths from the root) as they are here, uncommitted; skip where it cannot."
     pytest.importorskip('pyautoattack')   # pinned.sh copies the installed reference AutoAttack
     if sh('git', 'rev-parse', 'HEAD', cwd=ROOT).returncode: pytest.skip('not a git checkout')
     co = tmp / 'co'
     assert sh('git', 'clone', '-q', str(ROOT), str(co), cwd=tmp).returncode == 0
-    for f in (*files, 'tools/gpu/travel_light.sh'):   # what every staging script ends with
+    for f in (*files, *ALWAYS):
         (co / f).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / f, co / f)
     return co
 

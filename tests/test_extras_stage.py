@@ -3,7 +3,7 @@ scratch clone (a stub stands in for ../shared/gpu/stage.sh), then the launch run
 with a stub ref_extras.py (the lease plans' extras, mixed_plan.extras_cmd): each run under what is left of the time limit, its real exit status in the events, the pack."""
 import json, os, shutil, sys, tarfile, time
 import pytest
-from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env
+from scratch_clone import ALWAYS, ROOT, sh, scratch_clone, stub_stage_env
 
 FAST, SLOW = 'c10-200-swaro-s1', 'c10-200-rand-s4'   # neither has its reference l2_05 in results/eval/five-seed/
 TOOLS = ('tools/gpu/plans/extras-stage.sh', 'tools/gpu/plans/extras-launch.sh', 'tools/gpu/land_five_seed.py', 'tools/gpu/mixed_plan.py')
@@ -29,9 +29,14 @@ def test_stage_carries_the_encoders_heads_and_the_eval_pin(staged):
     assert sum(p.stat().st_size for p in (co / '.gpu/e-x').iterdir()) <= 48 * 2 ** 20
     pin = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
     assert (co / '.gpu/pinned/PINNED_COMMIT').read_text().strip() == pin
-    for d in ('weights', 'nbs', 'tests'): assert not (co / d).exists(), d   # left out of the calls (tools/gpu/travel_light.sh)
+    for d in ('weights', 'nbs', 'tests', 'results/eval'): assert not (co / d).exists(), d   # out of the calls (travel_light.sh)
+    r2 = sh(sys.executable, 'tools/gpu/land_five_seed.py', 'land', 'pack.tar', '--logs', 'x', cwd=co)   # while sparse: refused,
+    assert r2.returncode == 2 and 'git sparse-checkout disable first' in r2.stderr, r2.stderr   # not landed against nothing
+    r2 = sh('bash', 'tools/gpu/pinned.sh', '--check', cwd=co)   # nor a check that would find nothing stale
+    assert r2.returncode == 2 and 'git sparse-checkout disable first' in r2.stderr, r2.stderr
+    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
     assert f'COLUMN=l2_05 RUNS="{FAST} {SLOW}" bash tools/gpu/plans/extras-launch.sh' in r.stdout
-    changed = [l for l in sh('git', 'status', '--porcelain', cwd=co).stdout.splitlines() if not l.endswith((*TOOLS, 'tools/gpu/travel_light.sh'))]
+    changed = [l for l in sh('git', 'status', '--porcelain', cwd=co).stdout.splitlines() if not l.endswith((*TOOLS, *ALWAYS))]
     assert changed == []   # results/ as committed (the tools are this checkout's copies, committed or not)
 
 def test_stage_refuses_what_cannot_run(staged):

@@ -84,14 +84,16 @@ def test_stage_refuses_a_state_that_is_not_the_records(staged):
 def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
     "Lease 3 stages the snapshots without a record (both: snapshot-e-h1.json; e400 alone: snapshot-e400-h1.json) and the extras."
     co, env = staged['co'], staged['env']; assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
+    extras = (co / 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json').is_file()   # read while results/ is here
     from swaro_nb.hub import pretrained_run
     src = pretrained_run(f'{RUN}-e200', staged['tmp'] / 'e400', co / 'weights')   # e200's encoder stands in for e400's
     r = sh(sys.executable, 'tools/pack_weights.py', str(src), '--name', f'{RUN}-e400', '--check', '0', cwd=co)
     assert r.returncode == 0, r.stderr
     shutil.copytree(co / 'results/runs' / f'{RUN}-e200', co / 'results/runs' / f'{RUN}-e400', dirs_exist_ok=True)
+    g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')   # landed as a session commits it (untracked files travel too)
+    assert sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', 'lease 2-h1', cwd=co).returncode == 0
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
     assert r.returncode == 0, r.stderr
-    extras = (co / 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json').is_file()
     assert 'snapshot-e-h1.json' in r.stdout and (co / '.gpu/e-x/c10-200-rand-s4.pt').is_file() != extras   # its AFTER's too
     assert sorted(p.name for p in (co / '.gpu/snap-w').glob('*.pt')) == [f'{RUN}-e200.pt', f'{RUN}-e400.pt']
     pins = json.loads((co / 'tools/gpu/plans/five-seed-pins.json').read_text())

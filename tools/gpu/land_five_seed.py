@@ -40,7 +40,7 @@ With <run>-eval-heads.pt beside it when the model was committed with its heads (
 read), none for a run not yet evaluated (python tools/gpu/land_five_seed.py stage --from-hub RUN RUN --to .gpu/five-seed-e1).
 """
 from __future__ import annotations
-import argparse, hashlib, json, re, shutil, sys, tarfile
+import argparse, hashlib, json, re, shutil, subprocess, sys, tarfile
 from collections import Counter
 from pathlib import Path
 
@@ -52,6 +52,14 @@ REC_FILES = ('config.json', 'metrics.jsonl', 'run.json', 'curves.png')
 
 
 class LandError(ValueError): "A pack or argument the landing cannot use; the message says what and how to fix it."
+
+
+def check_full_tree(root: Path):
+    "Refuse a sparse working tree: during a lease tools/gpu/travel_light.sh leaves results/ and weights/ out of it."
+    r = subprocess.run(['git', '-C', str(root), 'config', '--bool', 'core.sparseCheckout'], capture_output=True, text=True)
+    if r.stdout.strip() == 'true':
+        raise LandError(f"{root}: the working tree is sparse (tools/gpu/travel_light.sh left results/ and weights/ out of it "
+                        "for the lease's calls): git sparse-checkout disable first")
 
 
 def sha256(path) -> str:
@@ -158,6 +166,7 @@ SNAPSHOT_PREFIX = 'c10-paper-snap-'   # the snapshot test's runs (plans/snapshot
 
 def land(a) -> int:
     root = Path(a.root).resolve()
+    check_full_tree(root)
     p = unpacked(Path(a.pack))
     if not (p / 'events.log').is_file(): raise LandError(f"{p}: no events.log (is this a repro_session.sh pack?)")
     events = (p / 'events.log').read_text()
@@ -280,6 +289,7 @@ def hub_encoders(a, root: Path, tmp: Path) -> list:
 
 def stage(a) -> int:
     root = Path(a.root).resolve(); to = Path(a.to)
+    check_full_tree(root)
     if not str(to).startswith('.gpu/'): raise LandError(f"--to {to}: stage under .gpu/ (git-ignored), e.g. .gpu/five-seed-w1")
     if a.aff: return stage_aff(a, root, to)
     if a.from_hub:

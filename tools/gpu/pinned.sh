@@ -23,6 +23,8 @@ copy_data() {   # the results/ files of PIN_DATA into $1, as they are in this ch
             results/runs/c10-200-*/metrics.jsonl results/eval/five-seed/*.json results/eval/parts/c10-200-*}; do
     for f in $g; do [ -e "$f" ] || continue; mkdir -p "$1/$(dirname "$f")"; cp -r "$f" "$1/$(dirname "$f")/"; n=$((n + 1)); done
   done; echo $n; }
+[ -d results/runs ] || err "no results/runs here: run it from the checkout's root with results/ in the working tree" \
+  "(tools/gpu/travel_light.sh leaves it out during a lease: git sparse-checkout disable first)"
 if [ "${1:-}" = --check ]; then
   dest=${2:-.gpu/pinned}; [ -f "$dest/PINNED" ] || err "$dest holds no pinned folder (bash tools/gpu/pinned.sh REF $dest)"
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; copy_data "$tmp" > /dev/null; mkdir -p "$tmp/results" "$dest/results"

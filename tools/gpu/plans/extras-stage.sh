@@ -10,10 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 err() { echo "extras-stage.sh: error: $*" >&2; exit 2; }
 PY=${PYTHON:-.venv/bin/python}; [ -x "$PY" ] || PY=python3
-git sparse-checkout disable 2>/dev/null || true   # weights/ and results/ back (a staging before left them out)
 col=${1:-}; shift || true
 case $col in l1_12|l2_05) ;; *) err "the column: l1_12 or l2_05 (the reference AutoAttack's extra columns), not '${col}'";; esac
 [ $# -ge 1 ] && [ $# -le 2 ] || err "one or two runs (two encoders and heads fill one 48-MB carried folder)"
+git sparse-checkout disable 2>/dev/null || true   # weights/ and results/ back (a staging before left them out)
 for n in "$@"; do
   [ -f results/eval/five-seed/$n-eval.json ] || err "$n has no evaluation record in results/eval/five-seed/ (whose LE head it attacks)"
   [ ! -e results/eval/five-seed/$n-ref-extras-$col.json ] || err "$n's reference $col has landed already (results/eval/five-seed/$n-ref-extras-$col.json)"

@@ -70,7 +70,8 @@ fi
 if [ -n "$e200" ] || [ "$lease" = 3 ]; then   # the encoders to evaluate, from weights/, their sha256 where PRELOAD checks them
   "$PY" tools/gpu/land_five_seed.py stage --from-hub "${todo[@]}" --to .gpu/snap-w --manifest results/weights-snapshot.json
   git diff --quiet results/weights-snapshot.json \
-    || echo "snapshot-stage.sh: warning: results/weights-snapshot.json gained the encoders' sha256: commit it" >&2
+    || echo "snapshot-stage.sh: warning: results/weights-snapshot.json gained the encoders' sha256: commit it" \
+            "(after git sparse-checkout disable, which brings results/ back)" >&2
   [ "$(du -sm .gpu/snap-w | cut -f1)" -le 48 ] || err ".gpu/snap-w is over 48 MB"
 fi
 if [ -n "$e200" ]; then PIN_DATA="$eval_data" PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh "$eval_pin" .gpu/pinned-eval; fi
