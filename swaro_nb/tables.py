@@ -12,13 +12,13 @@ from .stats import compare_records, VERDICTS
 # %% auto #0
 __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'ROW_LABELS', 'TABLES', 'FULL_BUDGET_EPOCHS',
            'MIN_TEST_IMAGES', 'MIN_LE_EPOCHS', 'MIN_AFF_EPOCHS', 'PAPER_K', 'VARIANT_ORDER', 'FIVE_SEED_DIR',
-           'VERDICT_PAIRS', 'SNAPSHOT_DIR', 'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns', 'paper_table',
-           'autoattack_table', 'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable', 'smoke_note',
-           'ours_only', 'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row',
+           'VERDICT_PAIRS', 'SNAPSHOT_DIR', 'GAP_COLUMNS', 'WORST_CHECK_DIR', 'RADIUS_PAIRS', 'attack_columns',
+           'paper_table', 'autoattack_table', 'markdown_table', 'load_results', 'short_evaluation', 'paper_comparable',
+           'smoke_note', 'ours_only', 'comparison_table', 'variant', 'by_variant', 'paper_variants', 'black_box_row',
            'with_reference_extras', 'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records',
            'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences',
            'paper_sign_sentence', 'run_frac_neg', 'k_table', 'with_snapshot_of', 'progress_points', 'progress_table',
-           'progress_figure', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
+           'snapshot_gap_lines', 'progress_figure', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -666,6 +666,40 @@ def progress_table(results,  # the results folder: eval/ and the five-seed folde
                          for p in progress_points(results, protocol)])
 
 # %% ../nbs/10a_tables.ipynb #5b2e8d41
+GAP_COLUMNS = (('clean', 'clean'), ('linf_8', 'ℓ∞ 8/255 worst case'), ('pgd_linf_8', "ℓ∞ 8/255 PGD-20 (the paper's)"),
+               ('rocl_linf_8', "ℓ∞ 8/255 RoCL's protocol"))  # a snapshot's columns set beside the paper's row
+
+def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
+                      ) -> list:  # a Markdown line per SwARo snapshot at an epoch of the paper's Table 7
+    ("Each SwARo snapshot beside the paper's Table 7 row at its epoch and the five-seed set's complete 200-epoch SwARo "
+     "runs, column by column (`GAP_COLUMNS`; the paper's ℓ∞ for every protocol): which of the two it is nearer.")
+    five = [with_snapshot_of(r, results) for r in five_seed_records(results)]
+    recs = [*(with_snapshot_of(r, results) for r in load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR],
+                                                                 kind='eval')), *five]
+    snap_of = lambda r: (r.get('train') or {}).get('snapshot_of')
+    complete = [r for r in by_variant(five).get('SwARo', []) if not snap_of(r) and r.get('epochs') == 200]
+    lines = []
+    for r in sorted((r for r in recs if snap_of(r) and r.get('method') == 'swaro'),
+                    key=lambda r: (snap_of(r)['epoch'], r.get('run', ''))):
+        paper, m = PAPER['epochs_ablation'].get(snap_of(r)['epoch']), r.get('metrics', {})
+        if not paper: continue
+        parts = []
+        for key, what in GAP_COLUMNS:
+            if key not in m: continue
+            p = paper['clean' if key == 'clean' else 'linf_8']
+            cs = [c['metrics'][key] for c in complete if key in c['metrics']]
+            s = f"{what} **{m[key]:.2f}** (the paper {p:.2f}"
+            if cs:
+                mu = sum(cs) / len(cs)
+                s += (f"; the complete runs {mu:.2f}, {min(cs):.2f}-{max(cs):.2f} over {len(cs)} seeds; nearer "
+                      + ('the paper' if abs(m[key] - p) < abs(m[key] - mu) else 'the complete runs'))
+            parts.append(s + ')')
+        seed = (r.get('config') or {}).get('seed')
+        lines.append(f"{variant(r)}{'' if seed is None else f', seed {seed}'}: " + '; '.join(parts)
+                     + '. One seed: a sign, not a verdict.')
+    return lines
+
+# %% ../nbs/10a_tables.ipynb #2c11d2df
 def progress_figure(results,  # the results folder: eval/ and the five-seed folder
                     columns=('clean', 'linf_8', 'l2_05', 'l1_12'),  # LE columns, a panel each
                     protocol: bool = True,  # the paper's PGD-20 columns, as its Table 7 measures
