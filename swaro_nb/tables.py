@@ -625,15 +625,21 @@ def with_snapshot_of(rec: dict,  # an evaluation record
     if not tr.get('snapshot_of') or any(t.get(k) != tr.get(k) for k in ('date', 'commit')): return rec
     return {**rec, 'train': {**t, 'snapshot_of': tr['snapshot_of']}}
 
+def _snapshots_and_complete(results) -> tuple:
+    "Table 7's records: the snapshots (eval/, eval/snapshot/, five-seed folder) and, by variant, the complete runs."
+    five = [with_snapshot_of(r, results) for r in five_seed_records(results)]   # read once: snapshots, complete runs
+    recs = [*(with_snapshot_of(r, results) for r in load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR],
+                                                                 kind='eval')), *five]
+    snap_of = lambda r: (r.get('train') or {}).get('snapshot_of')
+    complete = {v: [r for r in rs if not snap_of(r) and r.get('epochs') == 200] for v, rs in by_variant(five).items()}
+    return [r for r in recs if snap_of(r)], complete
+
 def progress_points(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
                     protocol: bool = False,  # the paper's PGD-20 columns (`pgd_*`, as its tables) for the worst cases
                    ) -> list:  # dicts: what, base, schedule, complete, run, epoch, seeds, values, paper
     ("Table 7's points: each evaluated snapshot of a longer run (its LE columns, the paper's row at its epoch for "
      "SwARo), then the five-seed set's complete 200-epoch schedules of SwARo and RoCL (seed means; schedule 200).")
-    five = [with_snapshot_of(r, results) for r in five_seed_records(results)]   # read once: snapshots, complete runs
-    recs = [*(with_snapshot_of(r, results) for r in load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR],
-                                                                 kind='eval')), *five]
-    snaps = [r for r in recs if (r.get('train') or {}).get('snapshot_of')]
+    snaps, complete = _snapshots_and_complete(results)
     src = lambda c: f'pgd_{c}' if protocol and c != 'clean' else c   # the key a column is read from
     pts = []
     for r in sorted(snaps, key=lambda r: (variant(r).split(' (')[0], (r.get('config') or {}).get('epochs', 0),
@@ -644,10 +650,8 @@ def progress_points(results,  # the results folder: eval/, eval/snapshot/ and th
                         complete=False, run=r.get('run', ''), epoch=e, seeds=1,
                         values={c: m[src(c)] for c in METRIC_KEYS if src(c) in m},
                         paper=PAPER['epochs_ablation'].get(e, {}) if r.get('method') == 'swaro' else {}))
-    g = by_variant(five)
     for v in ('SwARo', 'RoCL'):
-        rs = [r for r in g.get(v, []) if not (r.get('train') or {}).get('snapshot_of') and r.get('epochs') == 200]
-        if not rs: continue
+        if not (rs := complete.get(v)): continue
         mean = {c: sum(r['metrics'][src(c)] for r in rs) / len(rs) for c in METRIC_KEYS
                 if all(src(c) in r['metrics'] for r in rs)}
         pts.append(dict(what=f"{v}, complete 200-epoch schedule", base=v, schedule=200, complete=True,
@@ -673,15 +677,11 @@ def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and
                       ) -> list:  # a Markdown line per SwARo snapshot at an epoch of the paper's Table 7
     ("Each SwARo snapshot beside the paper's Table 7 row at its epoch and the five-seed set's complete 200-epoch SwARo "
      "runs, column by column (`GAP_COLUMNS`; the paper's ℓ∞ for every protocol): which of the two it is nearer.")
-    five = [with_snapshot_of(r, results) for r in five_seed_records(results)]
-    recs = [*(with_snapshot_of(r, results) for r in load_results([Path(results) / 'eval', Path(results) / SNAPSHOT_DIR],
-                                                                 kind='eval')), *five]
-    snap_of = lambda r: (r.get('train') or {}).get('snapshot_of')
-    complete = [r for r in by_variant(five).get('SwARo', []) if not snap_of(r) and r.get('epochs') == 200]
-    lines = []
-    for r in sorted((r for r in recs if snap_of(r) and r.get('method') == 'swaro'),
-                    key=lambda r: (snap_of(r)['epoch'], r.get('run', ''))):
-        paper, m = PAPER['epochs_ablation'].get(snap_of(r)['epoch']), r.get('metrics', {})
+    snaps, complete = _snapshots_and_complete(results)
+    complete, lines = complete.get('SwARo', []), []
+    for r in sorted((r for r in snaps if r.get('method') == 'swaro'),
+                    key=lambda r: (r['train']['snapshot_of']['epoch'], r.get('run', ''))):
+        paper, m = PAPER['epochs_ablation'].get(r['train']['snapshot_of']['epoch']), r.get('metrics', {})
         if not paper: continue
         parts = []
         for key, what in GAP_COLUMNS:
