@@ -20,6 +20,11 @@ def scratch_clone(tmp: Path, files) -> Path:
         (co / f).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / f, co / f)
     return co
 
+def commit_all(co: Path, msg: str) -> bool:
+    "Commit everything in the clone co, as a session commits what it landed; whether git did."
+    g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')
+    return sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', msg, cwd=co).returncode == 0
+
 def stub_stage_env(tmp: Path) -> dict:
     "The environment of a staging script whose ../shared/gpu/stage.sh is a stub that writes its arguments to .gpu/stub-called."
     stub = tmp / 'shared/gpu/stage.sh'; stub.parent.mkdir(parents=True); stub.write_text('echo "stage.sh $*" > .gpu/stub-called\n')

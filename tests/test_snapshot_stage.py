@@ -2,7 +2,7 @@
 device call carries, and they join back into the very checkpoint (a stub stands in for ../shared/gpu/stage.sh)."""
 import hashlib, json, shutil, sys
 import pytest
-from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env
+from scratch_clone import ROOT, commit_all, sh, scratch_clone, stub_stage_env
 
 RUN = 'c10-paper-snap-s0'
 
@@ -33,8 +33,7 @@ def staged(tmp_path_factory):
             if k == f'{RUN}-e200'}   # the e200 encoder, as lease 1 landed it
     (co / 'results/weights-snapshot.json').write_text(json.dumps({'runs': runs, 'checkpoints': {RUN: {'epoch': 2, 'sha256': sha}}},
                                                                  indent=1) + '\n')
-    g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')
-    assert sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', 'lease 1', cwd=co).returncode == 0
+    assert commit_all(co, 'lease 1')
     env = stub_stage_env(tmp)
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '2-h1', cwd=co, env=env)
     return dict(co=co, ck=ck, sha=sha, r=r, env=env, tmp=tmp)
@@ -90,8 +89,7 @@ def test_stage_3_picks_the_plan_from_what_is_evaluated(staged):
     r = sh(sys.executable, 'tools/pack_weights.py', str(src), '--name', f'{RUN}-e400', '--check', '0', cwd=co)
     assert r.returncode == 0, r.stderr
     shutil.copytree(co / 'results/runs' / f'{RUN}-e200', co / 'results/runs' / f'{RUN}-e400', dirs_exist_ok=True)
-    g = ('git', '-c', 'user.name=t', '-c', 'user.email=t@t')   # landed as a session commits it (untracked files travel too)
-    assert sh(*g, 'add', '-A', cwd=co).returncode == 0 and sh(*g, 'commit', '-qm', 'lease 2-h1', cwd=co).returncode == 0
+    assert commit_all(co, 'lease 2-h1')   # landed as a session commits it (untracked files travel too)
     r = sh('bash', 'tools/gpu/plans/snapshot-stage.sh', '3', cwd=co, env=env)
     assert r.returncode == 0, r.stderr
     assert 'snapshot-e-h1.json' in r.stdout and (co / '.gpu/e-x/c10-200-rand-s4.pt').is_file() != extras   # its AFTER's too
