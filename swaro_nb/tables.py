@@ -691,8 +691,8 @@ def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and
             s = f"{what} **{m[key]:.2f}** (the paper {p:.2f}"
             if cs:
                 mu = sum(cs) / len(cs)
-                s += (f"; the complete runs {mu:.2f}, {min(cs):.2f}-{max(cs):.2f} over {len(cs)} seeds; nearer "
-                      + ('the paper' if abs(m[key] - p) < abs(m[key] - mu) else 'the complete runs'))
+                s += (f"; the complete 200-epoch runs {mu:.2f}, {min(cs):.2f}-{max(cs):.2f} over {len(cs)} seeds; nearer "
+                      + ('the paper' if abs(m[key] - p) < abs(m[key] - mu) else 'the complete 200-epoch runs'))
             parts.append(s + ')')
         seed = (r.get('config') or {}).get('seed')
         lines.append(f"{variant(r)}{'' if seed is None else f', seed {seed}'}: " + '; '.join(parts)
