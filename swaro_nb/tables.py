@@ -18,7 +18,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'with_reference_extras', 'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records',
            'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences',
            'paper_sign_sentence', 'run_frac_neg', 'k_table', 'with_snapshot_of', 'progress_points', 'progress_table',
-           'snapshot_gap_lines', 'progress_figure', 'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
+           'snapshot_gap_lines', 'snapshot_trend_lines', 'progress_figure', 'gap_check', 'reference_checks',
+           'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -691,13 +692,43 @@ def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and
             s = f"{what} **{m[key]:.2f}** (the paper {p:.2f}"
             if cs:
                 mu = sum(cs) / len(cs)
-                s += (f"; the complete 200-epoch runs {mu:.2f}, {min(cs):.2f}-{max(cs):.2f} over {len(cs)} seeds; nearer "
+                s += (f"; the complete 200-epoch runs {mu:.2f}, {min(cs):.2f}-{max(cs):.2f} over {len(cs)} seeds; "
+                      "nearer "
                       + ('the paper' if abs(m[key] - p) < abs(m[key] - mu) else 'the complete 200-epoch runs'))
             parts.append(s + ')')
         seed = (r.get('config') or {}).get('seed')
         lines.append(f"{variant(r)}{'' if seed is None else f', seed {seed}'}: " + '; '.join(parts)
                      + '. One seed: a sign, not a verdict.')
     return lines
+
+# %% ../nbs/10a_tables.ipynb #02e5961d
+def snapshot_trend_lines(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
+                        ) -> list:  # a Markdown line per pair of consecutive SwARo snapshots of one run
+    ("The change of each `GAP_COLUMNS` column between consecutive evaluated snapshots of a SwARo run, beside the "
+     "paper's Table 7 change between the same epochs (its ℓ∞ 8/255 for every protocol): the same direction or not.")
+    snaps, _ = _snapshots_and_complete(results)
+    runs = {}
+    for r in snaps:
+        if r.get('method') == 'swaro' and r['train']['snapshot_of']['epoch'] in PAPER['epochs_ablation']:
+            runs.setdefault(r['train']['snapshot_of']['run'], {})[r['train']['snapshot_of']['epoch']] = r
+    lines = []
+    for run, by_epoch in sorted(runs.items()):
+        es = sorted(by_epoch)
+        for a, b in zip(es, es[1:]):
+            ma, mb = by_epoch[a].get('metrics', {}), by_epoch[b].get('metrics', {})
+            pa, pb = PAPER['epochs_ablation'][a], PAPER['epochs_ablation'][b]
+            parts = []
+            for key, what in GAP_COLUMNS:
+                if key not in ma or key not in mb: continue
+                col = 'clean' if key == 'clean' else 'linf_8'   # the paper's Table 7 has one ℓ∞ column
+                ours, paper = mb[key] - ma[key], pb[col] - pa[col]
+                sign = lambda x: (x > 0) - (x < 0)
+                same = 'the same direction' if sign(ours) == sign(paper) else 'not the same direction'
+                parts.append(f"{what} {ours:+.2f} (the paper {paper:+.2f}, {same})")
+            if parts:
+                lines.append(f"`{run}`, epoch {a} → {b}: " + '; '.join(parts) + '. One seed: a sign, not a verdict.')
+    return lines
+
 
 # %% ../nbs/10a_tables.ipynb #2c11d2df
 def progress_figure(results,  # the results folder: eval/ and the five-seed folder
