@@ -18,8 +18,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'with_reference_extras', 'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records',
            'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences',
            'paper_sign_sentence', 'run_frac_neg', 'k_table', 'with_snapshot_of', 'progress_points', 'progress_table',
-           'snapshot_gap_lines', 'snapshot_trend_lines', 'progress_figure', 'gap_check', 'reference_checks',
-           'worst_checks', 'paper_anomalies']
+           'snapshot_gap_lines', 'snapshot_gap_table', 'snapshot_trend_lines', 'progress_figure', 'gap_check',
+           'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -674,20 +674,30 @@ def progress_table(results,  # the results folder: eval/ and the five-seed folde
 GAP_COLUMNS = (('clean', 'clean'), ('linf_8', 'ℓ∞ 8/255 worst case'), ('pgd_linf_8', "ℓ∞ 8/255 PGD-20 (the paper's)"),
                ('rocl_linf_8', "ℓ∞ 8/255 RoCL's protocol"))  # a snapshot's columns set beside the paper's row
 
+def _gap_snapshots(results) -> tuple:
+    "SwARo snapshots at an epoch of the paper's Table 7, by epoch: (what, record, paper row); and the complete runs."
+    snaps, complete = _snapshots_and_complete(results)
+    out = []
+    for r in sorted((r for r in snaps if r.get('method') == 'swaro'),
+                    key=lambda r: (r['train']['snapshot_of']['epoch'], r.get('run', ''))):
+        paper = PAPER['epochs_ablation'].get(r['train']['snapshot_of']['epoch'])
+        seed = (r.get('config') or {}).get('seed')
+        if paper: out.append((f"{variant(r)}{'' if seed is None else f', seed {seed}'}", r, paper))
+    return out, complete.get('SwARo', [])
+
+_paper_col = lambda key: 'clean' if key == 'clean' else 'linf_8'   # the paper's Table 7 has one ℓ∞ column
+
 def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
                       ) -> list:  # a Markdown line per SwARo snapshot at an epoch of the paper's Table 7
     ("Each SwARo snapshot beside the paper's Table 7 row at its epoch and the five-seed set's complete 200-epoch SwARo "
      "runs, column by column (`GAP_COLUMNS`; the paper's ℓ∞ for every protocol): which of the two it is nearer.")
-    snaps, complete = _snapshots_and_complete(results)
-    complete, lines = complete.get('SwARo', []), []
-    for r in sorted((r for r in snaps if r.get('method') == 'swaro'),
-                    key=lambda r: (r['train']['snapshot_of']['epoch'], r.get('run', ''))):
-        paper, m = PAPER['epochs_ablation'].get(r['train']['snapshot_of']['epoch']), r.get('metrics', {})
-        if not paper: continue
-        parts = []
+    snaps, complete = _gap_snapshots(results)
+    lines = []
+    for what_r, r, paper in snaps:
+        m, parts = r.get('metrics', {}), []
         for key, what in GAP_COLUMNS:
             if key not in m: continue
-            p = paper['clean' if key == 'clean' else 'linf_8']
+            p = paper[_paper_col(key)]
             cs = [c['metrics'][key] for c in complete if key in c['metrics']]
             s = f"{what} **{m[key]:.2f}** (the paper {p:.2f}"
             if cs:
@@ -696,10 +706,23 @@ def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and
                       "nearer "
                       + ('the paper' if abs(m[key] - p) < abs(m[key] - mu) else 'the complete 200-epoch runs'))
             parts.append(s + ')')
-        seed = (r.get('config') or {}).get('seed')
-        lines.append(f"{variant(r)}{'' if seed is None else f', seed {seed}'}: " + '; '.join(parts)
-                     + '. One seed: a sign, not a verdict.')
+        lines.append(f"{what_r}: " + '; '.join(parts) + '. One seed: a sign, not a verdict.')
     return lines
+
+def snapshot_gap_table(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
+                      ) -> 'pandas.DataFrame':  # a row per SwARo snapshot, then the complete runs; `GAP_COLUMNS` keys
+    ("`snapshot_gap_lines` as a table: each SwARo snapshot's `GAP_COLUMNS` with the paper's Table 7 row at its epoch "
+     "in parentheses (its ℓ∞ for every protocol), then the five-seed set's complete 200-epoch runs (mean, range).")
+    import pandas as pd
+    snaps, complete = _gap_snapshots(results)
+    rows = [dict(row=what, **{k: f"{r['metrics'][k]:.2f} ({paper[_paper_col(k)]:.2f})"
+                              for k, _ in GAP_COLUMNS if k in r.get('metrics', {})}) for what, r, paper in snaps]
+    if rows and complete:
+        cs = {k: [c['metrics'][k] for c in complete if k in c['metrics']] for k, _ in GAP_COLUMNS}
+        rows.append(dict(row=f"SwARo, complete 200-epoch schedule ({len(complete)} seeds)",
+                         **{k: f"{sum(v) / len(v):.2f} ({min(v):.2f}–{max(v):.2f})" for k, v in cs.items() if v}))
+    return pd.DataFrame(rows, columns=['row', *(k for k, _ in GAP_COLUMNS)])
+
 
 # %% ../nbs/10a_tables.ipynb #02e5961d
 def snapshot_trend_lines(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
@@ -720,8 +743,7 @@ def snapshot_trend_lines(results,  # the results folder: eval/, eval/snapshot/ a
             parts = []
             for key, what in GAP_COLUMNS:
                 if key not in ma or key not in mb: continue
-                col = 'clean' if key == 'clean' else 'linf_8'   # the paper's Table 7 has one ℓ∞ column
-                ours, paper = mb[key] - ma[key], pb[col] - pa[col]
+                ours, paper = mb[key] - ma[key], pb[_paper_col(key)] - pa[_paper_col(key)]
                 sign = lambda x: (x > 0) - (x < 0)
                 same = 'the same direction' if sign(ours) == sign(paper) else 'not the same direction'
                 parts.append(f"{what} {ours:+.2f} (the paper {paper:+.2f}, {same})")

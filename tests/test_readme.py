@@ -182,6 +182,29 @@ def test_readme_verdicts_are_the_records():
             if k: assert f"{name[v]} {k} seed{'s' * (k > 1)}" in said, (v, said)
     if not five: assert "they keep no per-image correctness, so every verdict is **unresolved (no per-image record)**" in README
 
+def test_readme_table7_is_the_records():
+    "The README's Table 7 rows, recomputed from the raw records: each snapshot's columns with the paper's Table 7 row at its epoch, then the five-seed SwARo runs' mean and range."
+    snaps = sorted((json.loads(p.read_text()) for p in (ROOT / 'results' / 'eval' / 'snapshot').glob('*-eval.json')),
+                   key=lambda r: r['epochs'])
+    if not snaps:
+        assert 'No snapshot of the paper\'s schedule has an evaluation record yet.' in README; return
+    from swaro_nb.tables import PAPER   # the paper's numbers (checked against the paper's text in 10a_tables)
+    sec = README.split("### The paper's schedule", 1)[1].split('\n## ', 1)[0]
+    rows = {l.split(' | ')[0].lstrip('| '): [c.strip() for c in l.strip(' |').split(' | ')[1:]]
+            for l in sec.splitlines() if l.startswith('| ') and not l.startswith('| row')}
+    cols = ['clean', 'linf_8', 'pgd_linf_8', 'rocl_linf_8']
+    for r in snaps:
+        paper = PAPER['epochs_ablation'][r['epochs']]
+        label = f"SwARo (epoch {r['epochs']} of {r['config']['epochs']}), seed {r['config']['seed']}"
+        want = [f"{r['metrics'][c]:.2f} ({paper['clean' if c == 'clean' else 'linf_8']:.2f})" for c in cols]
+        assert rows.get(label) == want, (label, rows.get(label), want)
+    five = [json.loads(p.read_text()) for p in (ROOT / 'results' / 'eval' / 'five-seed').glob('c10-200-swaro-s*-eval.json')]
+    cell = lambda v: f"{sum(v) / len(v):.2f} ({min(v):.2f}–{max(v):.2f})"
+    want = [cell([r['metrics'][c] for r in five]) for c in cols]
+    assert rows.get(f'SwARo, complete 200-epoch schedule ({len(five)} seeds)') == want, (rows, want)
+    link = re.search(r'!\[[^\]]*\]\((nbs/images/learning-progress\.png)\)', sec)
+    assert link and (ROOT / link.group(1)).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
 def test_readme_five_seed(tmp_path):
     "The README's notebook with synthetic five-seed records in results/eval/five-seed ($SWARO_RESULTS): the verdict section switches to them, with intervals."
     from five_seed import five_seed_records, results_view
