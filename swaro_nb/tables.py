@@ -18,8 +18,8 @@ __all__ = ['METRIC_KEYS', 'PROTOCOL_KEYS', 'AA_KEYS', 'TABLE3_KEYS', 'PAPER', 'R
            'with_reference_extras', 'five_seed_records', 'seed_counts', 'verdict_set', 'older_verdict_records',
            'verdict_columns', 'verdict_comparisons', 'verdict_table', 'mechanism_sentence', 'paper_differences',
            'paper_sign_sentence', 'run_frac_neg', 'k_table', 'with_snapshot_of', 'progress_points', 'progress_table',
-           'snapshot_gap_lines', 'snapshot_gap_table', 'snapshot_trend_lines', 'progress_figure', 'gap_check',
-           'reference_checks', 'worst_checks', 'paper_anomalies']
+           'snapshot_gap_lines', 'snapshot_gap_table', 'snapshot_trend_lines', 'snapshot_gap_answer', 'progress_figure',
+           'gap_check', 'reference_checks', 'worst_checks', 'paper_anomalies']
 
 # %% ../nbs/10a_tables.ipynb #715101f3
 # Tables 1 and 2, in the paper's column order
@@ -719,7 +719,7 @@ def snapshot_gap_table(results,  # the results folder: eval/, eval/snapshot/ and
                               for k, _ in GAP_COLUMNS if k in r.get('metrics', {})}) for what, r, paper in snaps]
     if rows and complete:
         cs = {k: [c['metrics'][k] for c in complete if k in c['metrics']] for k, _ in GAP_COLUMNS}
-        rows.append(dict(row=f"SwARo, complete 200-epoch schedule ({len(complete)} seeds)",
+        rows.append(dict(row=f"SwARo, complete 200-epoch runs ({len(complete)} seeds)",
                          **{k: f"{sum(v) / len(v):.2f} ({min(v):.2f}–{max(v):.2f})" for k, v in cs.items() if v}))
     return pd.DataFrame(rows, columns=['row', *(k for k, _ in GAP_COLUMNS)])
 
@@ -750,6 +750,29 @@ def snapshot_trend_lines(results,  # the results folder: eval/, eval/snapshot/ a
             if parts:
                 lines.append(f"`{run}`, epoch {a} → {b}: " + '; '.join(parts) + '. One seed: a sign, not a verdict.')
     return lines
+
+
+# %% ../nbs/10a_tables.ipynb #bc7d6826
+def snapshot_gap_answer(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
+                       ) -> str:  # a Markdown sentence, or '' without a snapshot at 200 epochs or complete runs
+    ("What the snapshot test says of the gap between the paper's 200-epoch row and the complete 200-epoch runs: how "
+     "many ℓ∞ 8/255 columns (`GAP_COLUMNS` but clean) of the snapshots at 200 are nearer the paper than the runs.")
+    snaps, complete = _gap_snapshots(results)
+    snaps, paper = [s for s in snaps if s[1]['train']['snapshot_of']['epoch'] == 200], PAPER['epochs_ablation'][200]
+    near, far = [], []
+    for _, r, _ in snaps:
+        for key, what in GAP_COLUMNS[1:]:
+            cs = [c['metrics'][key] for c in complete if key in c['metrics']]
+            if key not in r.get('metrics', {}) or not cs: continue
+            v, mu = r['metrics'][key], sum(cs) / len(cs)
+            (near if abs(v - paper['linf_8']) < abs(v - mu) else far).append(what)
+    if not near + far: return ''
+    n, seeds = len(near) + len(far), len({(r.get('config') or {}).get('seed') for _, r, _ in snaps})
+    verdict = ('the gap is the schedule' if not far else 'the schedule does not explain the gap' if not near
+               else 'the test does not decide')
+    return (f"At epoch 200 of the paper's schedule, ℓ∞ 8/255 is nearer the paper ({paper['linf_8']:.2f}) in "
+            f"{len(near)} of {n} columns, nearer the complete 200-epoch runs in {len(far)}: {verdict} "
+            f"({seeds} seed{'s' * (seeds > 1)}{': a sign, not a verdict' if seeds < 3 else ''}).")
 
 
 # %% ../nbs/10a_tables.ipynb #2c11d2df
