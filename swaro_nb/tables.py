@@ -687,6 +687,13 @@ def _gap_snapshots(results) -> tuple:
 
 _paper_col = lambda key: 'clean' if key == 'clean' else 'linf_8'   # the paper's Table 7 has one ℓ∞ column
 
+def _runs_stats(complete, key) -> tuple | None:
+    "The complete runs' mean, min, max and count of column `key` (None where no run has it)."
+    cs = [c['metrics'][key] for c in complete if key in c['metrics']]
+    return (sum(cs) / len(cs), min(cs), max(cs), len(cs)) if cs else None
+
+_nearer_paper = lambda v, paper, mu: abs(v - paper) < abs(v - mu)   # a snapshot's value: the paper's row or the runs?
+
 def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and the five-seed folder
                       ) -> list:  # a Markdown line per SwARo snapshot at an epoch of the paper's Table 7
     ("Each SwARo snapshot beside the paper's Table 7 row at its epoch and the five-seed set's complete 200-epoch SwARo "
@@ -697,14 +704,11 @@ def snapshot_gap_lines(results,  # the results folder: eval/, eval/snapshot/ and
         m, parts = r.get('metrics', {}), []
         for key, what in GAP_COLUMNS:
             if key not in m: continue
-            p = paper[_paper_col(key)]
-            cs = [c['metrics'][key] for c in complete if key in c['metrics']]
+            p, st = paper[_paper_col(key)], _runs_stats(complete, key)
             s = f"{what} **{m[key]:.2f}** (the paper {p:.2f}"
-            if cs:
-                mu = sum(cs) / len(cs)
-                s += (f"; the complete 200-epoch runs {mu:.2f}, {min(cs):.2f}-{max(cs):.2f} over {len(cs)} seeds; "
-                      "nearer "
-                      + ('the paper' if abs(m[key] - p) < abs(m[key] - mu) else 'the complete 200-epoch runs'))
+            if st:
+                s += (f"; the complete 200-epoch runs {st[0]:.2f}, {st[1]:.2f}-{st[2]:.2f} over {st[3]} seeds; nearer "
+                      + ('the paper' if _nearer_paper(m[key], p, st[0]) else 'the complete 200-epoch runs'))
             parts.append(s + ')')
         lines.append(f"{what_r}: " + '; '.join(parts) + '. One seed: a sign, not a verdict.')
     return lines
@@ -718,9 +722,9 @@ def snapshot_gap_table(results,  # the results folder: eval/, eval/snapshot/ and
     rows = [dict(row=what, **{k: f"{r['metrics'][k]:.2f} ({paper[_paper_col(k)]:.2f})"
                               for k, _ in GAP_COLUMNS if k in r.get('metrics', {})}) for what, r, paper in snaps]
     if rows and complete:
-        cs = {k: [c['metrics'][k] for c in complete if k in c['metrics']] for k, _ in GAP_COLUMNS}
+        st = {k: _runs_stats(complete, k) for k, _ in GAP_COLUMNS}
         rows.append(dict(row=f"SwARo, complete 200-epoch runs ({len(complete)} seeds)",
-                         **{k: f"{sum(v) / len(v):.2f} ({min(v):.2f}–{max(v):.2f})" for k, v in cs.items() if v}))
+                         **{k: f"{s[0]:.2f} ({s[1]:.2f}–{s[2]:.2f})" for k, s in st.items() if s}))
     return pd.DataFrame(rows, columns=['row', *(k for k, _ in GAP_COLUMNS)])
 
 
@@ -762,10 +766,9 @@ def snapshot_gap_answer(results,  # the results folder: eval/, eval/snapshot/ an
     near, far = [], []
     for _, r, _ in snaps:
         for key, what in GAP_COLUMNS[1:]:
-            cs = [c['metrics'][key] for c in complete if key in c['metrics']]
-            if key not in r.get('metrics', {}) or not cs: continue
-            v, mu = r['metrics'][key], sum(cs) / len(cs)
-            (near if abs(v - paper['linf_8']) < abs(v - mu) else far).append(what)
+            st = _runs_stats(complete, key)
+            if key not in r.get('metrics', {}) or not st: continue
+            (near if _nearer_paper(r['metrics'][key], paper['linf_8'], st[0]) else far).append(what)
     if not near + far: return ''
     n, seeds = len(near) + len(far), len({(r.get('config') or {}).get('seed') for _, r, _ in snaps})
     verdict = ('the gap is the schedule' if not far else 'the schedule does not explain the gap' if not near
