@@ -733,11 +733,9 @@ def snapshot_trend_lines(results,  # the results folder: eval/, eval/snapshot/ a
                         ) -> list:  # a Markdown line per pair of consecutive SwARo snapshots of one run
     ("The change of each `GAP_COLUMNS` column between consecutive evaluated snapshots of a SwARo run, beside the "
      "paper's Table 7 change between the same epochs (its ℓ∞ 8/255 for every protocol): the same direction or not.")
-    snaps, _ = _snapshots_and_complete(results)
-    runs = {}
-    for r in snaps:
-        if r.get('method') == 'swaro' and r['train']['snapshot_of']['epoch'] in PAPER['epochs_ablation']:
-            runs.setdefault(r['train']['snapshot_of']['run'], {})[r['train']['snapshot_of']['epoch']] = r
+    runs, sign = {}, lambda x: (x > 0) - (x < 0)
+    for _, r, _ in _gap_snapshots(results)[0]:   # the SwARo snapshots at an epoch of the paper's Table 7
+        runs.setdefault(r['train']['snapshot_of']['run'], {})[r['train']['snapshot_of']['epoch']] = r
     lines = []
     for run, by_epoch in sorted(runs.items()):
         es = sorted(by_epoch)
@@ -748,7 +746,6 @@ def snapshot_trend_lines(results,  # the results folder: eval/, eval/snapshot/ a
             for key, what in GAP_COLUMNS:
                 if key not in ma or key not in mb: continue
                 ours, paper = mb[key] - ma[key], pb[_paper_col(key)] - pa[_paper_col(key)]
-                sign = lambda x: (x > 0) - (x < 0)
                 same = 'the same direction' if sign(ours) == sign(paper) else 'not the same direction'
                 parts.append(f"{what} {ours:+.2f} (the paper {paper:+.2f}, {same})")
             if parts:
