@@ -6,7 +6,8 @@
 # It leaves out of the working tree, by sparse-checkout, what no staged lease reads there: weights/ (the committed models,
 # over 64 MiB), results/, nbs/ and tests/ (the launches run the pinned copy in .gpu/pinned, which holds the records it
 # needs; polls run tools/). Not for the leases that run the notebooks from the working tree (components.sh, compare.sh).
-# Then it checks that what is left fits in one call beside the largest folder under .gpu/, and beside the launch's
+# Then it checks that what is left fits in one call beside the largest folder under .gpu/ that a call carries (one with
+# a receive.sh), and beside the launch's
 # folders together (.gpu/wheels, .gpu/pinned, .gpu/pinned-eval). While the tree is sparse, pinned.sh and
 # land_five_seed.py refuse to run: they read results/.
 set -euo pipefail
@@ -19,7 +20,7 @@ size() { local s=0 d; for d in "$@"; do [ -d "$d" ] && s=$((s + $(du -sb "$d" | 
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
 big=0; name=none
 for d in .gpu/*/; do
-  [ -d "$d" ] || continue
+  [ -f "$d/receive.sh" ] || continue   # a carried folder has its receive.sh; stores such as .gpu/aff/ never travel
   s=$(size "$d"); [ "$s" -gt "$big" ] && { big=$s; name=$d; }
 done
 launch=$(size .gpu/wheels .gpu/pinned .gpu/pinned-eval)
