@@ -25,6 +25,11 @@ def staged(tmp_path_factory):
     (co / 'results/runs' / RUN).mkdir(parents=True); shutil.copy(ck.parent / 'run.json', co / 'results/runs' / RUN)
     shutil.rmtree(co / 'weights' / f'{RUN}-e400', ignore_errors=True)   # and as before lease 2-h1: no e400 yet
     man = json.loads((co / 'weights/MANIFEST.json').read_text()); man['models'].pop(f'{RUN}-e400', None)
+    rev = (man['models'][f'{RUN}-e200'].pop('retired', None) or {}).get('revision')
+    if rev:   # e200, evaluated and retired since, back in weights/ as lease 1 left it, from the commit that kept it
+        assert sh('git', 'checkout', rev, '--', f'weights/{RUN}-e200', cwd=co).returncode == 0
+    for st in [k for k in man.get('states', {}) if not k.startswith(RUN)]:   # other work's states (AFF's): not these leases'
+        man['states'].pop(st); shutil.rmtree(co / 'weights' / st)
     (co / 'weights/MANIFEST.json').write_text(json.dumps(man, indent=1) + '\n')
     shutil.rmtree(co / 'results/eval/snapshot', ignore_errors=True)   # and before lease 3: no snapshot evaluated
     r = sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), '--dest', str(co / 'weights'), cwd=co)
