@@ -53,4 +53,7 @@ echo "  poll until DONE (append the first poll to the launch: ... < /dev/null & 
 "$PY" -c "import json; print('    ' + json.load(open('tools/gpu/plans/aff-lease.json'))['poll'])"
 echo "  then polls with WAIT=5 until every piece is back (a cut state: six pieces, two calls); copy each call's files out"
 echo "  at once; give_back; land: land_five_seed.py land PACK --logs <date>-<letter>-<card>-aff<k> --weights <pieces>"
-echo "  --commit $pin --plan tools/gpu/plans/aff-lease.json, then keep a new state in weights/ (pack_weights.py --state)."
+echo "  --commit $pin --plan tools/gpu/plans/aff-lease.json; then, in the same session, keep in weights/ what came back"
+echo "  (tools/pack_weights.py): a new cut state (--state .gpu/aff/RUN-aff-partial.pt --name RUN-aff-partial.state), or a"
+echo "  finished model's AFF network (float16: --state .gpu/aff/RUN-aff.pt --name RUN-aff.state), retiring the state it"
+echo "  replaces (--retire-state RUN-aff-partial.state); the records go to results/eval/aff/."
