@@ -2,7 +2,7 @@
 the order, its plan (written by mixed_plan.py when missing), the five-seed set's pins, the AFTER's reference extras only
 while their record is missing, the DEADLINE in the printed launch and whether it fits each card (a stub stands in for
 ../shared/gpu/stage.sh)."""
-import hashlib, json
+import hashlib, json, os, sys
 import pytest
 from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env
 
@@ -18,6 +18,10 @@ def clone(tmp_path_factory):
     co = scratch_clone(tmp, TOOLS)
     for d in ('results/runs/c10-200-k10-s0', 'results/runs/c10-200-k100-s0'): assert not (co / d).exists(), d   # before Table 8
     return dict(co=co, env=stub_stage_env(tmp), pins=pins)
+
+def _run_json(co, run, done):
+    (co / 'results/runs' / run).mkdir(parents=True, exist_ok=True)
+    (co / 'results/runs' / run / 'run.json').write_text(json.dumps(dict(epochs_done=done, epochs=200)))
 
 def _stage(c, *a): return sh('bash', 'tools/gpu/plans/k-stage.sh', *a, cwd=c['co'], env=c['env'])
 def _back(co): assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0   # as after the lease
@@ -42,7 +46,7 @@ def test_stage_the_first_run_with_the_pins_and_the_extras(clone):
 
 def test_stage_goes_on_down_the_order_and_writes_the_plan(clone):
     co = clone['co']; _back(co)
-    (co / 'results/runs/c10-200-k10-s0').mkdir(parents=True); (co / 'results/runs/c10-200-k10-s0/run.json').write_text('{}')
+    _run_json(co, 'c10-200-k10-s0', 200)   # trained
     (co / EXTRAS).parent.mkdir(parents=True, exist_ok=True); (co / EXTRAS).write_text('{}')   # rand-s4's l1_12 landed
     plan = co / 'tools/gpu/plans/k-t-k100-s0-h200.json'; plan.unlink(missing_ok=True)
     r = _stage(clone, '700')
@@ -60,3 +64,28 @@ def test_stage_refuses_bad_input(clone):
                    (('1400', 'c10-200-k7-s0'), 'is not a run of Table 8'), (('1400', 'c10-200-k10-s0'), 'has trained')):
         r = _stage(clone, *a)
         assert r.returncode == 2 and msg in r.stderr, (a, r.stderr)
+
+def test_stage_resumes_a_cut_training_from_its_kept_state(clone, tmp_path):
+    "A training its lease's time limit cut (run.json: 120 of 200 epochs) is staged again with its checkpoint from weights/."
+    from swaro_nb.config import make_config
+    from swaro_nb.train import train
+    co = clone['co']; _back(co)
+    run = 'c10-200-k100-s0'; _run_json(co, run, 120)
+    r = _stage(clone, '1400')
+    assert r.returncode == 2 and f'weights/ keeps no {run}.state' in r.stderr, r.stderr
+    _back(co)
+    tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=2, attack_warmup_epochs=1, n_clusters=10,
+                attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
+    train(make_config('smoke', name=run, out_dir=str(tmp_path), max_epochs_this_call=1, **tiny), device='cpu')
+    ck = tmp_path / run / 'checkpoint.pt'   # stands in for the cut run's (the script reads the epoch from run.json)
+    assert sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), cwd=co).returncode == 0
+    r = _stage(clone, '1400')
+    assert r.returncode == 0, r.stderr
+    assert f'staged {run} (K = 100, seed 0, resuming at epoch 120)' in r.stdout
+    assert f'pieces.py split repro/runs/{run}/checkpoint.pt' in r.stdout and f'--retire-state {run}.state' in r.stdout
+    folders = sorted((co / '.gpu').glob('ck-*')); assert folders
+    dev = tmp_path / 'device'
+    for d in folders:
+        assert f'carry .gpu/{d.name} ' in r.stdout
+        assert sh('sh', str(d / 'receive.sh'), cwd=co, env=dict(os.environ, RUNS_DIR=str(dev))).returncode == 0
+    assert (dev / run / 'checkpoint.pt').read_bytes() == ck.read_bytes()   # where repro_session.sh's training resumes

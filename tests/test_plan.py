@@ -837,6 +837,36 @@ def test_aff_state_kept_in_weights_stages_back(tmp_path):
     assert len(list((co / '.gpu').glob('affb-*'))) > 1 and (dev / 'runB-aff-partial.pt').read_bytes() == st.read_bytes()
 
 
+def test_training_state_kept_in_weights_stages_back_and_resumes(tmp_path):
+    """A training cut by its lease's time limit continues in a later one: its checkpoint, kept in weights/
+    (pack_weights.py --state), comes out of `stage --state` as carry-sized folders whose receive.sh scripts join the very
+    bytes into $RUNS_DIR/<run>/checkpoint.pt only once every piece has come, and the training resumes there at its epoch."""
+    import os, subprocess, sys
+    from swaro_nb.config import make_config
+    from swaro_nb.train import train
+    co = tmp_path / 'co'; (co / 'weights').mkdir(parents=True)
+    tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
+                attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
+    train(make_config('smoke', name='runK', out_dir=str(tmp_path / 'runs'), max_epochs_this_call=2, **tiny), device='cpu')
+    ck = tmp_path / 'runs/runK/checkpoint.pt'
+    tool = lambda *a: subprocess.run([sys.executable, *map(str, a)], cwd=co, capture_output=True, text=True)
+    r = tool(ROOT / 'tools/pack_weights.py', '--state', ck, '--dest', co / 'weights')
+    assert r.returncode == 0 and 'epoch 2 of 3' in r.stdout, r.stderr
+    mb = ck.stat().st_size / 3 / 2 ** 20   # three folders
+    r = tool(ROOT / 'tools/gpu/land_five_seed.py', 'stage', 'runK', '--state', '--to', '.gpu/ck', '--max-mb', mb * 1.01)
+    assert r.returncode == 0, r.stderr
+    folders = sorted((co / '.gpu').glob('ck-*')); assert len(folders) == 3
+    dev = tmp_path / 'device'; got = dev / 'runK/checkpoint.pt'
+    for d in folders:
+        assert not got.exists()   # joined only once every piece has come
+        subprocess.run(['sh', str(d / 'receive.sh')], env=dict(os.environ, RUNS_DIR=str(dev)), check=True, capture_output=True)
+    assert got.read_bytes() == ck.read_bytes() and sorted(p.name for p in got.parent.iterdir()) == ['checkpoint.pt']
+    t = train(make_config('smoke', name='runK', out_dir=str(dev), **tiny), device='cpu')   # the next lease's training
+    assert t.epoch == 3 and len(t.history) == 3   # epochs 1-2 from the kept state, epoch 3 here
+    r = tool(ROOT / 'tools/gpu/land_five_seed.py', 'stage', 'runZ', '--state', '--to', '.gpu/ckz')
+    assert r.returncode == 2 and "runZ.state" in r.stderr, r.stderr
+
+
 def test_poll_brings_weights_pieces_within_its_byte_budget(tmp_path):
     """poll.sh on a finished job: the pack and event log, then the weights pieces no earlier call copied, in order, while they
     fit WMAX_MB (a call brings 64 MiB at most); WAGAIN=1 sends them all again, WFROM=k from the k-th by hand."""

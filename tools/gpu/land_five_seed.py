@@ -33,6 +33,8 @@ in /root/swaro/weights/<run>.pt and <run>-eval-heads.pt ($WEIGHTS_DIR; PRELOAD a
 stage --aff RUN --to .gpu/aff: the AFF fine-tuning state a lease's deadline stopped (landed with --weights into
 .gpu/aff/<run>-aff-partial.pt) in folders .gpu/aff-1, -2, ... (--max-mb each), whose receive.sh scripts join it in
 /root/swaro/aff, where repro_session.sh continues the run's AFF from it. AFF's network (<run>-aff.pt) lands there too.
+stage --state RUN --to .gpu/ck: a training checkpoint kept in weights/ (<run>.state) in folders .gpu/ck-1, -2, ..., whose
+receive.sh scripts join it into /root/swaro/repro/runs/<run>/checkpoint.pt ($RUNS_DIR), where the run's training resumes.
 stage --from-hub: the same folder with each run's float16 encoder alone, from the pieces committed in weights/
 (swaro_nb.hub.pretrained_run checks them), as <run>.pt ({'encoder': state_dict}, a run folder's weights.pt); its sha256
 goes into results/weights-five-seed.json as the run's encoder_sha256, which PRELOAD accepts (tools/gpu/check_weights.py).
@@ -292,6 +294,7 @@ def stage(a) -> int:
     check_full_tree(root)
     if not str(to).startswith('.gpu/'): raise LandError(f"--to {to}: stage under .gpu/ (git-ignored), e.g. .gpu/five-seed-w1")
     if a.aff: return stage_aff(a, root, to)
+    if a.state: return stage_state(a, root, to)
     if a.from_hub:
         tmp = root / '.gpu' / '.stage-tmp'; shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
         try: return _stage_files(a, root, to, hub_encoders(a, root, tmp), 'float16 encoders (from weights/)')
@@ -320,6 +323,28 @@ def aff_from_hub(run: str, root: Path) -> Path | None:
     return None
 
 
+def _cut(f: Path, root: Path, to: Path, made: list, max_mb: float, about: str, dest: str, name: str) -> None:
+    ("File f cut into folders <to>-1, <to>-2, ... (counting on from `made`, the folders made so far) of at most max_mb, one "
+     "call's carry each; each folder's receive.sh puts its piece in the folder `dest` (a shell expression) and, once all "
+     "have come, joins them there into `name`, sha256 checked: written whole or not at all.")
+    data, sha, step = f.read_bytes(), sha256(f), int(max_mb * 2 ** 20)
+    parts = [data[i:i + step] for i in range(0, len(data), step)]
+    for k, blob in enumerate(parts):
+        dst = root / f'{to}-{len(made) + 1}'
+        if dst.exists(): shutil.rmtree(dst)
+        dst.mkdir(parents=True); (dst / f'{f.name}.{k}').write_bytes(blob)
+        (dst / 'receive.sh').write_text(
+            f"#!/bin/sh\n# piece {k + 1} of {len(parts)} of {f.name}, {about} (tools/gpu/land_five_seed.py stage)\n"
+            f"set -e\nd={dest}; mkdir -p \"$d\"\n"
+            f"cp \"$(dirname \"$0\")/{f.name}.{k}\" \"$d/\"\n"
+            f"if [ \"$(ls \"$d\"/{f.name}.* | wc -l)\" = {len(parts)} ]; then\n"
+            f"  for i in $(seq 0 {len(parts) - 1}); do cat \"$d/{f.name}.$i\"; done > \"$d/.{name}.incoming\"\n"
+            f"  if echo '{sha}  '\"$d/.{name}.incoming\" | sha256sum -c --quiet; then\n"
+            f"    mv \"$d/.{name}.incoming\" \"$d/{name}\" && rm -f \"$d\"/{f.name}.* && echo \"{name} in $d\"\n"
+            f"  else echo \"{name}: the pieces in $d do not add up (sha256): stage them again\" >&2; exit 1; fi\nfi\n")
+        made.append(dst.relative_to(root))
+
+
 def stage_aff(a, root: Path, to: Path) -> int:
     ("Each run's stopped AFF state (.gpu/aff/<run>-aff-partial.pt, ~90 MB) cut into folders <to>-1, <to>-2, ... of at most "
      "--max-mb, one call's carry each; each folder's receive.sh puts its pieces in AFF_DIR (/root/swaro/aff) and joins "
@@ -330,23 +355,29 @@ def stage_aff(a, root: Path, to: Path) -> int:
         f = f or aff_from_hub(run, root)
         if f is None: raise LandError(f"{root / AFF_STORE}/{run}-aff-partial.pt is missing, and weights/ keeps no state "
                                       f"{run}-aff-partial.state: land the lease whose deadline stopped {run}'s AFF with --weights")
-        part, data, sha, step = f.stem, f.read_bytes(), sha256(f), int(a.max_mb * 2 ** 20)
-        parts = [data[i:i + step] for i in range(0, len(data), step)]
-        for k, blob in enumerate(parts):
-            dst = root / f'{to}-{len(made) + 1}'
-            if dst.exists(): shutil.rmtree(dst)
-            dst.mkdir(parents=True); (dst / f'{part}.pt.{k}').write_bytes(blob)
-            (dst / 'receive.sh').write_text(
-                f"#!/bin/sh\n# piece {k + 1} of {len(parts)} of {part}.pt, {run}'s stopped AFF (tools/gpu/land_five_seed.py "
-                "stage --aff)\nset -e\nd=\"${AFF_DIR:-/root/swaro/aff}\"; mkdir -p \"$d\"\n"
-                f"cp \"$(dirname \"$0\")/{part}.pt.{k}\" \"$d/\"\n"
-                f"if [ \"$(ls \"$d\"/{part}.pt.* | wc -l)\" = {len(parts)} ]; then\n"
-                f"  for i in $(seq 0 {len(parts) - 1}); do cat \"$d/{part}.pt.$i\"; done > \"$d/.{part}.incoming\"\n"
-                f"  if echo '{sha}  '\"$d/.{part}.incoming\" | sha256sum -c --quiet; then\n"
-                f"    mv \"$d/.{part}.incoming\" \"$d/{part}.pt\" && echo \"{part}.pt in $d\"\n"
-                f"  else echo \"{part}.pt: the pieces in $d do not add up (sha256): stage them again\" >&2; exit 1; fi\nfi\n")
-            made.append(dst.relative_to(root))
+        _cut(f, root, to, made, a.max_mb, f"{run}'s stopped AFF", '"${AFF_DIR:-/root/swaro/aff}"', f.name)
     print(f"staged {', '.join(a.runs)}'s AFF state in {', '.join(map(str, made))}: carry each in a call of its own and run its receive.sh there")
+    return 0
+
+
+def stage_state(a, root: Path, to: Path) -> int:
+    ("Each run's training checkpoint kept in weights/ (`pack_weights.py --state`: <run>.state, from git history once "
+     "retired), joined and checked against its manifest entry, then cut into folders <to>-1, <to>-2, ... of at most "
+     "--max-mb whose receive.sh scripts join it into $RUNS_DIR/<run>/checkpoint.pt (default /root/swaro/repro/runs, "
+     "repro_session.sh's run folders): the run's training resumes there from its epoch.")
+    if str(root) not in sys.path: sys.path.insert(0, str(root))
+    from swaro_nb.hub import WeightsError, unpack_state
+    made, tmp = [], root / '.gpu' / '.state-tmp'
+    try:
+        for run in a.runs:
+            shutil.rmtree(tmp, ignore_errors=True)
+            try: f = unpack_state(f'{run}.state', tmp / 'checkpoint.pt', root / 'weights')
+            except WeightsError as e: raise LandError(str(e)) from None
+            _cut(f, root, to, made, a.max_mb, f"{run}'s training checkpoint", f'"${{RUNS_DIR:-/root/swaro/repro/runs}}/{run}"',
+                 'checkpoint.pt')
+    finally: shutil.rmtree(tmp, ignore_errors=True)
+    print(f"staged {', '.join(a.runs)}'s training checkpoint in {', '.join(map(str, made))}: carry each in a call of its own "
+          "and run its receive.sh there")
     return 0
 
 
@@ -390,6 +421,9 @@ def main(argv=None) -> int:
                    "the snapshot test's: results/weights-snapshot.json)")
     s.add_argument('--aff', action='store_true',
                    help="a stopped AFF (.gpu/aff/<run>-aff-head.pt, else -aff-partial.pt), in folders <to>-1, <to>-2, ...")
+    s.add_argument('--state', action='store_true',
+                   help="a training checkpoint kept in weights/ (<run>.state), in folders <to>-1, <to>-2, ... that join it "
+                        "into $RUNS_DIR/<run>/checkpoint.pt (/root/swaro/repro/runs): the training resumes there")
     a = ap.parse_args(argv)
     try: return land(a) if a.cmd == 'land' else stage(a)
     except LandError as e: print(f"land_five_seed: error: {e}", file=sys.stderr); return 2

@@ -7,9 +7,11 @@
 # The run trains with the five-seed set's train pin (five-seed-pins.json), EVAL=none, WEIGHTS=1 (its float16 weights come
 # back in pieces). Its plan is tools/gpu/plans/k-t-k<K>-s<seed>-h200.json, written by mixed_plan.py --gpus 1 when missing;
 # while c10-200-rand-s4's reference l1_12 has no record, the plan's AFTER runs it with the eval pin (.gpu/pinned-eval and
-# the run's encoder and LE head from weights/ history in .gpu/mixed-w). The training cannot resume in a later lease: a
-# DEADLINE under the plan's price on the card loses it, so the script says which card the DEADLINE fits; with less time,
-# a lease of plans/aff-stage.sh (whose fine-tuning resumes) is the better use.
+# the run's encoder and LE head from weights/ history in .gpu/mixed-w). A training the lease's time limit cuts (run.json
+# with epochs_done under its epochs) goes on in the next lease from its checkpoint: bring it back in pieces (the printed
+# calls), keep it in weights/ as <run>.state (tools/pack_weights.py --state), and this script stages it again
+# (land_five_seed.py stage --state: .gpu/ck-1, -2, ... join it into the run folder, where the training resumes). It
+# says whether the DEADLINE covers the rest of the training on each card.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 err() { echo "k-stage.sh: error: $*" >&2; exit 2; }
@@ -19,20 +21,28 @@ DEADLINE=${1:-1600}; case $DEADLINE in ''|*[!0-9]*) err "DEADLINE must be a numb
 [ "$DEADLINE" -ge 600 ] && [ "$DEADLINE" -le 1700 ] || err "DEADLINE $DEADLINE: between 600 and 1700 s"
 shared=${SHARED:-../shared}; [ -f "$shared/gpu/stage.sh" ] || err "no $shared/gpu/stage.sh (SHARED=path to the shared folder)"
 git sparse-checkout disable 2>/dev/null || true   # results/ and weights/ back while staging reads them
+done_of() {   # epochs the run has trained (0 without run.json) and its epochs, from results/runs/<run>/run.json
+  "$PY" -c "import json, sys; from pathlib import Path; f = Path('results/runs') / sys.argv[1] / 'run.json'
+r = json.loads(f.read_text()) if f.is_file() else {}; print(r.get('epochs_done', 0), r.get('epochs', 200))" "$1"; }
 run=${2:-}
 if [ -z "$run" ]; then
-  for n in $ORDER; do [ -f results/runs/$n/run.json ] || { run=$n; break; }; done
+  for n in $ORDER; do read -r d e < <(done_of $n); [ "$d" -ge "$e" ] || { run=$n; break; }; done
   [ -n "$run" ] || err "every run of Table 8 has trained (results/runs/<run>/run.json): the evaluation leases are next (plans/k.md)"
 fi
 [[ " $ORDER " == *" $run "* ]] || err "$run is not a run of Table 8 ($ORDER)"
-[ ! -f results/runs/$run/run.json ] || err "results/runs/$run/run.json exists: $run has trained"
+read -r done_ epochs < <(done_of $run)
+[ "$done_" -lt "$epochs" ] || err "results/runs/$run/run.json says $done_ of $epochs epochs: $run has trained"
 k=${run#c10-200-k}; seed=${k#*-s}; k=${k%-s*}
 plan=tools/gpu/plans/k-t-k$k-s$seed-h200.json
 extras=(); [ -f results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json ] || extras=(--extras c10-200-rand-s4 --columns l1_12)
 [ -f $plan ] || "$PY" tools/gpu/mixed_plan.py --gpus 1 --train $run --deadline 1600 "${extras[@]}" --out $plan
 grep -q "RUNS='$run:c10-200:$seed:--n-clusters,$k'" $plan || err "$plan does not train $run with --n-clusters $k"
 read -r train eval_pin < <("$PY" -c "import json; p = json.load(open('tools/gpu/plans/five-seed-pins.json')); print(p['train'], p['eval'])")
-rm -rf .gpu/pinned .gpu/pinned-eval .gpu/mixed-w
+rm -rf .gpu/pinned .gpu/pinned-eval .gpu/mixed-w .gpu/ck-*
+if [ "$done_" -gt 0 ]; then   # cut in an earlier lease: its checkpoint, kept in weights/, into the run folder it resumes in
+  "$PY" tools/gpu/land_five_seed.py stage --state $run --to .gpu/ck \
+    || err "$run stopped at epoch $done_ of $epochs and weights/ keeps no $run.state to resume it from"
+fi
 if grep -q 'c10-200-rand-s4' $plan && [ ${#extras[@]} -gt 0 ]; then
   "$PY" tools/gpu/land_five_seed.py stage --from-hub c10-200-rand-s4 --to .gpu/mixed-w
   PIN_TO=/root/swaro/evalcode bash tools/gpu/pinned.sh "$eval_pin" .gpu/pinned-eval
@@ -48,19 +58,26 @@ fits=$(for card in H100 H200; do   # the planner's predicted end of the launch o
   [ -n "$m" ] && echo "$card $m"; done)
 bash tools/gpu/travel_light.sh   # weights/, results/, nbs/, tests/ out of the calls (64 MiB a call)
 echo
-echo "staged $run (K = $k, seed $seed), train pin $train$( [ -d .gpu/pinned-eval ] && echo ", eval pin $eval_pin for the AFTER's extras"); plan $plan."
+echo "staged $run (K = $k, seed $seed$( [ "$done_" -gt 0 ] && echo ", resuming at epoch $done_")), train pin $train$( [ -d .gpu/pinned-eval ] && echo ", eval pin $eval_pin for the AFTER's extras"); plan $plan."
 echo "weights/, results/, nbs/ and tests/ are out of the working tree (git sparse-checkout disable after the lease)."
 while read -r card m; do
-  need=$("$PY" -c "import math; print(math.ceil($m * 60) + 60)")   # the training's end plus EVAL_RESERVE's export and pack
+  need=$("$PY" -c "import math; print(math.ceil($m * 60 * ($epochs - $done_) / $epochs) + 60)")   # its rest, export, pack
   if [ "$DEADLINE" -ge "$need" ]; then echo "DEADLINE $DEADLINE fits on an $card (the training ends by about $need s)"
-  else echo "DEADLINE $DEADLINE is too short on an $card (it needs about $need s): the training would be cut and lost; run plans/aff-stage.sh's lease instead"; fi
+  else echo "DEADLINE $DEADLINE is too short on an $card to end the training (about $need s): it will be cut; bring its checkpoint back (below)"; fi
 done <<< "$fits"
 echo "The calls, back to back (kind nvidia-h100-x1 or nvidia-h200; a machine idle for 30 s is given back):"
 echo "  carry .gpu/cifar10-1, then -2, -3, then -4$( [ -d .gpu/mixed-w ] && echo " with .gpu/mixed-w") (each: for r in .gpu/*/receive.sh; do sh \$r; done)"
+for d in .gpu/ck-*; do [ -d "$d" ] && echo "  carry $d (the checkpoint's pieces: its receive.sh joins them in /root/swaro/repro/runs/$run/)"; done
 echo "  launch, carrying .gpu/wheels and .gpu/pinned$( [ -d .gpu/pinned-eval ] && echo " and .gpu/pinned-eval"):"
 "$PY" -c "import json, re, sys; print('    ' + re.sub(r'DEADLINE=\d+', 'DEADLINE=' + sys.argv[2], json.load(open(sys.argv[1]))['launch']))" $plan $DEADLINE
 echo "  poll until DONE (append the first poll to the launch: ... < /dev/null & sleep 5; WAIT=500 ...):"
 "$PY" -c "import json, sys; print('    cd /root/swaro/code && ' + json.load(open(sys.argv[1]))['poll'])" $plan
-echo "  then WAIT=5 polls until the weights' two pieces are back; copy each call's files out at once; give_back; land:"
+echo "  if the events say the training stopped before epoch $epochs (its time limit), bring its checkpoint back, two calls:"
+echo "    cd /root/swaro && python3 code/tools/gpu/pieces.py split repro/runs/$run/checkpoint.pt ck && cp ck/*.part00[0-3] \$OUT/"
+echo "    cp /root/swaro/ck/*.part00[4-9] /root/swaro/ck/*.sha256 \$OUT/"
+echo "  and land it without --weights (its float16 export is no model), join the pieces (tools/gpu/pieces.py join DIR"
+echo "  /tmp/ck/$run/checkpoint.pt) and keep them: tools/pack_weights.py --state /tmp/ck/$run/checkpoint.pt, in this session."
+echo "  Else WAIT=5 polls until the weights' two pieces are back; copy each call's files out at once; give_back; land:"
 echo "  land_five_seed.py land PACK --logs <date>-<letter>-<card>-k$k-s$seed --weights <pieces> --pins tools/gpu/plans/five-seed-pins.json,"
-echo "  then keep its encoder in weights/ (tools/pack_weights.py, within the 150 MB budget) in the same session."
+echo "  then keep its encoder in weights/ (tools/pack_weights.py, within the 150 MB budget) in the same session$( [ "$done_" -gt 0 ] && echo ",
+  and retire the state it resumed from (tools/pack_weights.py --retire-state $run.state)")."
