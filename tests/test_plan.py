@@ -841,7 +841,7 @@ def test_training_state_kept_in_weights_stages_back_and_resumes(tmp_path):
     """A training cut by its lease's time limit continues in a later one: its checkpoint, kept in weights/
     (pack_weights.py --state), comes out of `stage --state` as carry-sized folders whose receive.sh scripts join the very
     bytes into $RUNS_DIR/<run>/checkpoint.pt only once every piece has come, and the training resumes there at its epoch."""
-    import os, subprocess, sys
+    import os, shutil, subprocess, sys
     from swaro_nb.config import make_config
     from swaro_nb.train import train
     co = tmp_path / 'co'; (co / 'weights').mkdir(parents=True)
@@ -852,6 +852,8 @@ def test_training_state_kept_in_weights_stages_back_and_resumes(tmp_path):
     tool = lambda *a: subprocess.run([sys.executable, *map(str, a)], cwd=co, capture_output=True, text=True)
     r = tool(ROOT / 'tools/pack_weights.py', '--state', ck, '--dest', co / 'weights')
     assert r.returncode == 0 and 'epoch 2 of 3' in r.stdout, r.stderr
+    recs = co / 'results/runs/runK'; recs.mkdir(parents=True)   # the cut lease's records, landed
+    for n in ('config.json', 'metrics.jsonl', 'run.json'): shutil.copy(ck.parent / n, recs / n)
     mb = ck.stat().st_size / 3 / 2 ** 20   # three folders
     r = tool(ROOT / 'tools/gpu/land_five_seed.py', 'stage', 'runK', '--state', '--to', '.gpu/ck', '--max-mb', mb * 1.01)
     assert r.returncode == 0, r.stderr
@@ -860,9 +862,14 @@ def test_training_state_kept_in_weights_stages_back_and_resumes(tmp_path):
     for d in folders:
         assert not got.exists()   # joined only once every piece has come
         subprocess.run(['sh', str(d / 'receive.sh')], env=dict(os.environ, RUNS_DIR=str(dev)), check=True, capture_output=True)
-    assert got.read_bytes() == ck.read_bytes() and sorted(p.name for p in got.parent.iterdir()) == ['checkpoint.pt']
+    assert got.read_bytes() == ck.read_bytes()
+    assert sorted(p.name for p in got.parent.iterdir()) == ['checkpoint.pt', 'config.json', 'metrics.jsonl']
     t = train(make_config('smoke', name='runK', out_dir=str(dev), **tiny), device='cpu')   # the next lease's training
     assert t.epoch == 3 and len(t.history) == 3   # epochs 1-2 from the kept state, epoch 3 here
+    assert [json.loads(l)['epoch'] for l in (dev / 'runK/metrics.jsonl').read_text().splitlines()] == [1, 2, 3]
+    with open(recs / 'metrics.jsonl', 'a') as f: f.write(json.dumps(t.history[-1]) + '\n')   # records past the state's epoch
+    r = tool(ROOT / 'tools/gpu/land_five_seed.py', 'stage', 'runK', '--state', '--to', '.gpu/ck')
+    assert r.returncode == 2 and 'holds 3 epochs, runK.state is at epoch 2' in r.stderr, r.stderr
     r = tool(ROOT / 'tools/gpu/land_five_seed.py', 'stage', 'runZ', '--state', '--to', '.gpu/ckz')
     assert r.returncode == 2 and "runZ.state" in r.stderr, r.stderr
 

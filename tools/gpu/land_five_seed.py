@@ -364,17 +364,32 @@ def stage_state(a, root: Path, to: Path) -> int:
     ("Each run's training checkpoint kept in weights/ (`pack_weights.py --state`: <run>.state, from git history once "
      "retired), joined and checked against its manifest entry, then cut into folders <to>-1, <to>-2, ... of at most "
      "--max-mb whose receive.sh scripts join it into $RUNS_DIR/<run>/checkpoint.pt (default /root/swaro/repro/runs, "
-     "repro_session.sh's run folders): the run's training resumes there from its epoch.")
+     "repro_session.sh's run folders), with the run's config.json and metrics.jsonl from results/runs/<run>/ (which "
+     "must hold the state's epochs): the run's training resumes there from its epoch.")
     if str(root) not in sys.path: sys.path.insert(0, str(root))
-    from swaro_nb.hub import WeightsError, unpack_state
+    from swaro_nb.hub import WeightsError, state_info, unpack_state
     made, tmp = [], root / '.gpu' / '.state-tmp'
     try:
         for run in a.runs:
             shutil.rmtree(tmp, ignore_errors=True)
-            try: f = unpack_state(f'{run}.state', tmp / 'checkpoint.pt', root / 'weights')
+            try: f, epoch = unpack_state(f'{run}.state', tmp / 'checkpoint.pt', root / 'weights'), \
+                            state_info(f'{run}.state', root / 'weights').get('epoch')
             except WeightsError as e: raise LandError(str(e)) from None
+            # the run's records go with it: a resumed training appends its epochs to metrics.jsonl (at the five-seed set's
+            # train pin it does not rewrite it from the checkpoint), so the file must hold exactly the checkpoint's epochs
+            recs = [root / 'results' / 'runs' / run / n for n in ('config.json', 'metrics.jsonl')]
+            recs = [r for r in recs if r.is_file()]
+            m = root / 'results' / 'runs' / run / 'metrics.jsonl'
+            if m.is_file() and len(m.read_text().splitlines()) != epoch:
+                raise LandError(f"{m} holds {len(m.read_text().splitlines())} epochs, {run}.state is at epoch {epoch}: "
+                                "the records and the state are not of one stop")
+            first = len(made)
             _cut(f, root, to, made, a.max_mb, f"{run}'s training checkpoint", f'"${{RUNS_DIR:-/root/swaro/repro/runs}}/{run}"',
                  'checkpoint.pt')
+            if recs:   # in its first folder, put in place by its receive.sh
+                d = root / made[first]; (d / 'records').mkdir()
+                for r in recs: shutil.copy(r, d / 'records' / r.name)
+                with open(d / 'receive.sh', 'a') as sh_: sh_.write('cp "$(dirname "$0")"/records/* "$d/"\n')
     finally: shutil.rmtree(tmp, ignore_errors=True)
     print(f"staged {', '.join(a.runs)}'s training checkpoint in {', '.join(map(str, made))}: carry each in a call of its own "
           "and run its receive.sh there")
