@@ -1,7 +1,7 @@
 """tools/gpu/plans/aff-stage.sh (issue #37's one-GPU AFF leases) in a scratch clone: the AFF state kept in weights/ comes out
 as folders a device call carries, whose receive.sh scripts join the very bytes, beside the encoders of the models still
 without an AFF record, the AFF pin's code, and a launch that names those models (a stub stands in for ../shared/gpu/stage.sh)."""
-import hashlib, json, os, shutil
+import hashlib, json, os, shutil, sys
 import pytest
 from scratch_clone import ROOT, commit_all, sh, scratch_clone, stub_stage_env
 
@@ -51,6 +51,19 @@ def test_stage_carries_the_kept_state_the_encoders_and_the_pin(staged):
     assert _sha(got) == _sha(kept) == entry['sha256'] and len(got) == entry['bytes']
     assert f"RUNS='{SWARO}:none:0 {ROCL}:none:0' PRELOAD='{SWARO} {ROCL}' GPUS=0" in r.stdout and 'DEADLINE=1100' in r.stdout
     assert f'resuming: {SWARO}' in r.stdout
+
+def test_stage_takes_a_retired_state_from_history(staged):
+    "A state retired from weights/ (to make room; its pieces stay in git history) still resumes: not from epoch 1."
+    co, env = staged['co'], staged['env']; assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
+    r = sh(sys.executable, 'tools/pack_weights.py', '--retire-state', STATE, cwd=co)
+    assert r.returncode == 0 and commit_all(co, 'state retired'), r.stderr
+    shutil.rmtree(co / '.gpu/aff')   # a later session: nothing joined yet
+    assert not (co / 'weights' / STATE).exists()
+    r = sh('bash', 'tools/gpu/plans/aff-stage.sh', '1100', cwd=co, env=env)
+    assert r.returncode == 0 and f'resuming: {SWARO}' in r.stdout, r.stderr
+    assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0
+    entry = json.loads((co / 'weights/MANIFEST.json').read_text())['states'][STATE]
+    assert 'retired' in entry and _sha((co / f'.gpu/aff/{SWARO}-aff-partial.pt').read_bytes()) == entry['files']['state']['sha256']
 
 def test_stage_skips_a_model_with_its_record_and_refuses_bad_input(staged):
     co, env = staged['co'], staged['env']; assert sh('git', 'sparse-checkout', 'disable', cwd=co).returncode == 0

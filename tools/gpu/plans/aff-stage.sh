@@ -7,7 +7,8 @@
 # Which models: those of aff-lease.json without an AFF record in results/eval/aff/ (<run>-eval.json), in its order (SwARo,
 # then RoCL); each is fine-tuned and attacked on GPU 0, one after the other, under one DEADLINE. A model whose fine-tuning
 # an earlier lease's deadline stopped resumes from its state: .gpu/aff/<run>-aff-{head,partial}.pt, else the state kept in
-# weights/ (<run>-aff-partial.state), cut into .gpu/aff-s-1, -2, ... by land_five_seed.py stage --aff. The encoders come
+# weights/ (<run>-aff-partial.state; from history once retired), cut into .gpu/aff-s-1, -2, ... by land_five_seed.py
+# stage --aff. The encoders come
 # from weights/ (stage --from-hub, one folder a model: .gpu/aff-e-<run>); the code is the AFF pin (aff-pins.json), the
 # same for every AFF record. Afterwards weights/, results/, nbs/ and tests/ are out of the working tree
 # (tools/gpu/travel_light.sh; `git sparse-checkout disable` brings them back): a call carries at most 64 MiB.
@@ -28,8 +29,9 @@ resumed=()
 for n in "${todo[@]}"; do
   "$PY" tools/gpu/land_five_seed.py stage --from-hub $n --to .gpu/aff-e-$n
   # a stopped fine-tuning (its head, or its state: .gpu/aff/ or weights/): cut into carry-sized folders
-  if ls .gpu/aff/$n-aff-head.pt .gpu/aff/$n-aff-partial.pt > /dev/null 2>&1 \
-     || [ -d weights/$n-aff-partial.state ] || [ -d weights/$n-aff-head.state ]; then
+  if ls .gpu/aff/$n-aff-head.pt .gpu/aff/$n-aff-partial.pt > /dev/null 2>&1 || "$PY" -c "import json, sys
+s = json.load(open('weights/MANIFEST.json')).get('states', {})   # kept, or retired (its pieces in history)
+sys.exit(not any(f'{sys.argv[1]}-aff-{x}.state' in s for x in ('head', 'partial')))" $n; then
     "$PY" tools/gpu/land_five_seed.py stage --aff $n --to .gpu/aff-s-$n; resumed+=($n); fi
 done
 git diff --quiet results/weights-five-seed.json \
