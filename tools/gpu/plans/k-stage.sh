@@ -76,7 +76,9 @@ echo "  if the events say the training stopped before epoch $epochs (its time li
 echo "    cd /root/swaro && python3 code/tools/gpu/pieces.py split repro/runs/$run/checkpoint.pt ck && cp ck/*.part00[0-3] \$OUT/"
 echo "    cp /root/swaro/ck/*.part00[4-9] /root/swaro/ck/*.sha256 \$OUT/"
 echo "  and land it without --weights (its float16 export is no model), join the pieces (tools/gpu/pieces.py join DIR"
-echo "  /tmp/ck/$run/checkpoint.pt) and keep them: tools/pack_weights.py --state /tmp/ck/$run/checkpoint.pt, in this session."
+echo "  /tmp/ck/$run/checkpoint.pt) and keep them: tools/pack_weights.py --state /tmp/ck/$run/checkpoint.pt, in this session"
+echo "  (over weights/' 150 MB: retire a committed state first, --retire-state NAME, and commit; stage --aff and --state read"
+echo "  retired states from git history)."
 echo "  Else WAIT=5 polls until the weights' two pieces are back; copy each call's files out at once; give_back; land:"
 echo "  land_five_seed.py land PACK --logs <date>-<letter>-<card>-k$k-s$seed --weights <pieces> --pins tools/gpu/plans/five-seed-pins.json,"
 echo "  then keep its encoder in weights/ (tools/pack_weights.py, within the 150 MB budget) in the same session$( [ "$done_" -gt 0 ] && echo ",
