@@ -7,9 +7,9 @@
 # over 64 MiB), results/, nbs/ and tests/ (the launches run the pinned copy in .gpu/pinned, which holds the records it
 # needs; polls run tools/). Not for the leases that run the notebooks from the working tree (components.sh, compare.sh).
 # Then it checks that what is left fits in one call beside the largest folder under .gpu/ that a call carries (one with
-# a receive.sh), and beside the launch's
-# folders together (.gpu/wheels, .gpu/pinned, .gpu/pinned-eval). While the tree is sparse, pinned.sh and
-# land_five_seed.py refuse to run: they read results/.
+# a receive.sh: stores such as .gpu/aff/ never travel), and beside the launch's folders together (.gpu/wheels,
+# .gpu/pinned, .gpu/pinned-eval). While the tree is sparse, pinned.sh and land_five_seed.py refuse to run: they read
+# results/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LIMIT=$((64 * 1048576))

@@ -7,10 +7,9 @@
 # Which models: those of aff-lease.json without an AFF record in results/eval/aff/ (<run>-eval.json), in its order (SwARo,
 # then RoCL); each is fine-tuned and attacked on GPU 0, one after the other, under one DEADLINE. A model whose fine-tuning
 # an earlier lease's deadline stopped resumes from its state: .gpu/aff/<run>-aff-{head,partial}.pt, else the state kept in
-# weights/ (<run>-aff-partial.state; from history once retired), cut into .gpu/aff-s-1, -2, ... by land_five_seed.py
-# stage --aff. The encoders come
-# from weights/ (stage --from-hub, one folder a model: .gpu/aff-e-<run>); the code is the AFF pin (aff-pins.json), the
-# same for every AFF record. Afterwards weights/, results/, nbs/ and tests/ are out of the working tree
+# weights/ (<run>-aff-partial.state; from history once retired), cut into .gpu/aff-s-<run>-1, -2, ... by
+# land_five_seed.py stage --aff. The encoders come from weights/ (stage --from-hub, one folder a model: .gpu/aff-e-<run>);
+# the code is the AFF pin (aff-pins.json), the same for every AFF record. Afterwards weights/, results/, nbs/ and tests/ are out of the working tree
 # (tools/gpu/travel_light.sh; `git sparse-checkout disable` brings them back): a call carries at most 64 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
