@@ -4,7 +4,7 @@ while their record is missing, the DEADLINE in the printed launch and whether it
 ../shared/gpu/stage.sh)."""
 import hashlib, json, os, sys
 import pytest
-from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env
+from scratch_clone import ROOT, sh, scratch_clone, stub_stage_env, tiny_train
 
 TOOLS = ('tools/gpu/plans/k-stage.sh', 'tools/gpu/land_five_seed.py', 'tools/gpu/mixed_plan.py', 'tools/gpu/plan.py')
 EXTRAS = 'results/eval/five-seed/c10-200-rand-s4-ref-extras-l1_12.json'
@@ -67,16 +67,12 @@ def test_stage_refuses_bad_input(clone):
 
 def test_stage_resumes_a_cut_training_from_its_kept_state(clone, tmp_path):
     "A training its lease's time limit cut (run.json: 120 of 200 epochs) is staged again with its checkpoint from weights/."
-    from swaro_nb.config import make_config
-    from swaro_nb.train import train
     co = clone['co']; _back(co)
     run = 'c10-200-k100-s0'; _run_json(co, run, 120)
     r = _stage(clone, '1400')
     assert r.returncode == 2 and f'weights/ keeps no {run}.state' in r.stderr, r.stderr
     _back(co)
-    tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=2, attack_warmup_epochs=1, n_clusters=10,
-                attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
-    train(make_config('smoke', name=run, out_dir=str(tmp_path), max_epochs_this_call=1, **tiny), device='cpu')
+    tiny_train(tmp_path, run, stop=1, epochs=2)
     ck = tmp_path / run / 'checkpoint.pt'   # stands in for the cut run's (the script reads the epoch from run.json)
     assert sh(sys.executable, 'tools/pack_weights.py', '--state', str(ck), cwd=co).returncode == 0
     r = _stage(clone, '1400')

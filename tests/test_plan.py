@@ -842,12 +842,9 @@ def test_training_state_kept_in_weights_stages_back_and_resumes(tmp_path):
     (pack_weights.py --state), comes out of `stage --state` as carry-sized folders whose receive.sh scripts join the very
     bytes into $RUNS_DIR/<run>/checkpoint.pt only once every piece has come, and the training resumes there at its epoch."""
     import os, shutil, subprocess, sys
-    from swaro_nb.config import make_config
-    from swaro_nb.train import train
+    from scratch_clone import tiny_train
     co = tmp_path / 'co'; (co / 'weights').mkdir(parents=True)
-    tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
-                attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
-    train(make_config('smoke', name='runK', out_dir=str(tmp_path / 'runs'), max_epochs_this_call=2, **tiny), device='cpu')
+    tiny_train(tmp_path / 'runs', 'runK', stop=2)
     ck = tmp_path / 'runs/runK/checkpoint.pt'
     tool = lambda *a: subprocess.run([sys.executable, *map(str, a)], cwd=co, capture_output=True, text=True)
     r = tool(ROOT / 'tools/pack_weights.py', '--state', ck, '--dest', co / 'weights')
@@ -864,7 +861,7 @@ def test_training_state_kept_in_weights_stages_back_and_resumes(tmp_path):
         subprocess.run(['sh', str(d / 'receive.sh')], env=dict(os.environ, RUNS_DIR=str(dev)), check=True, capture_output=True)
     assert got.read_bytes() == ck.read_bytes()
     assert sorted(p.name for p in got.parent.iterdir()) == ['checkpoint.pt', 'config.json', 'metrics.jsonl']
-    t = train(make_config('smoke', name='runK', out_dir=str(dev), **tiny), device='cpu')   # the next lease's training
+    t = tiny_train(dev, 'runK')   # the next lease's training
     assert t.epoch == 3 and len(t.history) == 3   # epochs 1-2 from the kept state, epoch 3 here
     assert [json.loads(l)['epoch'] for l in (dev / 'runK/metrics.jsonl').read_text().splitlines()] == [1, 2, 3]
     with open(recs / 'metrics.jsonl', 'a') as f: f.write(json.dumps(t.history[-1]) + '\n')   # records past the state's epoch

@@ -2,7 +2,7 @@
 device call carries, and they join back into the very checkpoint (a stub stands in for ../shared/gpu/stage.sh)."""
 import hashlib, json, shutil, sys
 import pytest
-from scratch_clone import ROOT, commit_all, sh, scratch_clone, stub_stage_env
+from scratch_clone import ROOT, commit_all, sh, scratch_clone, stub_stage_env, tiny_train
 
 RUN = 'c10-paper-snap-s0'
 
@@ -10,16 +10,12 @@ RUN = 'c10-paper-snap-s0'
 def staged(tmp_path_factory):
     pin = json.loads((ROOT / 'tools/gpu/plans/five-seed-pins.json').read_text())['eval']
     if sh('git', 'cat-file', '-e', f'{pin}^{{commit}}', cwd=ROOT).returncode: pytest.skip('a shallow clone: no eval pin commit')
-    from swaro_nb.config import make_config
-    from swaro_nb.train import train
     tmp = tmp_path_factory.mktemp('stage')
     co = scratch_clone(tmp, ('tools/gpu/plans/snapshot-stage.sh', 'tools/pack_weights.py', 'tools/gpu/pieces.py',
                              'tools/gpu/land_five_seed.py',
                              *(str(p.relative_to(ROOT)) for p in (ROOT / 'tools/gpu/plans').glob('snapshot-*.json'))))
     shutil.rmtree(co / 'swaro_nb'); shutil.copytree(ROOT / 'swaro_nb', co / 'swaro_nb')   # the library the tools import
-    tiny = dict(subset_per_class=10, batch_size=50, width=8, proj_hidden=64, epochs=3, attack_warmup_epochs=1, n_clusters=10,
-                attack_steps=2, monitor_every=2, monitor_bank=100, monitor_test=50, ckpt_every=1, progress=False)
-    train(make_config('smoke', name=RUN, out_dir=str(tmp / 'runs'), max_epochs_this_call=2, **tiny), device='cpu')
+    tiny_train(tmp / 'runs', RUN, stop=2)
     ck = tmp / 'runs' / RUN / 'checkpoint.pt'
     shutil.rmtree(co / 'results/runs' / RUN, ignore_errors=True)   # once lease 1 has landed for real, this lease 1 stands in
     (co / 'results/runs' / RUN).mkdir(parents=True); shutil.copy(ck.parent / 'run.json', co / 'results/runs' / RUN)
