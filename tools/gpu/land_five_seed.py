@@ -353,10 +353,11 @@ def stage_aff(a, root: Path, to: Path) -> int:
     for run in a.runs:   # its fitted AFF network when the fine-tuning ended before the attacks did, else the state
         f = next((g for g in (root / AFF_STORE / f'{run}-aff-{x}.pt' for x in ('head', 'partial')) if g.is_file()), None)
         f = f or aff_from_hub(run, root)
+        if f is None and a.optional: print(f"{run}: no stopped AFF (its fine-tuning starts from epoch 1)"); continue
         if f is None: raise LandError(f"{root / AFF_STORE}/{run}-aff-partial.pt is missing, and weights/ keeps no state "
                                       f"{run}-aff-partial.state: land the lease whose deadline stopped {run}'s AFF with --weights")
         _cut(f, root, to, made, a.max_mb, f"{run}'s stopped AFF", '"${AFF_DIR:-/root/swaro/aff}"', f.name)
-    print(f"staged {', '.join(a.runs)}'s AFF state in {', '.join(map(str, made))}: carry each in a call of its own and run its receive.sh there")
+    if made: print(f"staged the AFF state in {', '.join(map(str, made))}: carry each in a call of its own and run its receive.sh there")
     return 0
 
 
@@ -436,6 +437,7 @@ def main(argv=None) -> int:
                    "the snapshot test's: results/weights-snapshot.json)")
     s.add_argument('--aff', action='store_true',
                    help="a stopped AFF (.gpu/aff/<run>-aff-head.pt, else -aff-partial.pt), in folders <to>-1, <to>-2, ...")
+    s.add_argument('--optional', action='store_true', help="with --aff: a run without a stopped AFF is said and skipped, not an error")
     s.add_argument('--state', action='store_true',
                    help="a training checkpoint kept in weights/ (<run>.state), in folders <to>-1, <to>-2, ... that join it "
                         "into $RUNS_DIR/<run>/checkpoint.pt (/root/swaro/repro/runs): the training resumes there")

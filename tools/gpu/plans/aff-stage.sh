@@ -27,11 +27,9 @@ rm -rf .gpu/aff-e-* .gpu/aff-s-* .gpu/aff-e1 .gpu/pinned .gpu/pinned-eval
 resumed=()
 for n in "${todo[@]}"; do
   "$PY" tools/gpu/land_five_seed.py stage --from-hub $n --to .gpu/aff-e-$n
-  # a stopped fine-tuning (its head, or its state: .gpu/aff/ or weights/): cut into carry-sized folders
-  if ls .gpu/aff/$n-aff-head.pt .gpu/aff/$n-aff-partial.pt > /dev/null 2>&1 || "$PY" -c "import json, sys
-s = json.load(open('weights/MANIFEST.json')).get('states', {})   # kept, or retired (its pieces in history)
-sys.exit(not any(f'{sys.argv[1]}-aff-{x}.state' in s for x in ('head', 'partial')))" $n; then
-    "$PY" tools/gpu/land_five_seed.py stage --aff $n --to .gpu/aff-s-$n; resumed+=($n); fi
+  # a stopped fine-tuning (its head, or its state: .gpu/aff/, else weights/, kept or retired): cut into carry-sized folders
+  "$PY" tools/gpu/land_five_seed.py stage --aff --optional $n --to .gpu/aff-s-$n
+  if ls -d .gpu/aff-s-$n-[0-9]* > /dev/null 2>&1; then resumed+=($n); fi
 done
 git diff --quiet results/weights-five-seed.json \
   || echo "aff-stage.sh: warning: results/weights-five-seed.json gained encoder sha256s: commit it" >&2
