@@ -378,11 +378,11 @@ def stage_state(a, root: Path, to: Path) -> int:
             except WeightsError as e: raise LandError(str(e)) from None
             # the run's records go with it: a resumed training appends its epochs to metrics.jsonl (at the five-seed set's
             # train pin it does not rewrite it from the checkpoint), so the file must hold exactly the checkpoint's epochs
-            recs = [root / 'results' / 'runs' / run / n for n in ('config.json', 'metrics.jsonl')]
-            recs = [r for r in recs if r.is_file()]
-            m = root / 'results' / 'runs' / run / 'metrics.jsonl'
-            if m.is_file() and len(m.read_text().splitlines()) != epoch:
-                raise LandError(f"{m} holds {len(m.read_text().splitlines())} epochs, {run}.state is at epoch {epoch}: "
+            rdir = root / 'results' / 'runs' / run
+            recs = [rdir / n for n in ('config.json', 'metrics.jsonl') if (rdir / n).is_file()]
+            m = rdir / 'metrics.jsonl'
+            if m.is_file() and (n := len(m.read_text().splitlines())) != epoch:
+                raise LandError(f"{m} holds {n} epochs, {run}.state is at epoch {epoch}: "
                                 "the records and the state are not of one stop")
             first = len(made)
             _cut(f, root, to, made, a.max_mb, f"{run}'s training checkpoint", f'"${{RUNS_DIR:-/root/swaro/repro/runs}}/{run}"',
